@@ -1,0 +1,75 @@
+/** JSON values and a strict plain-JSON check used at every trust boundary. */
+
+/** A JSON value. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+/** A JSON object. */
+export type JsonObject = { [key: string]: JsonValue };
+
+/** Why a value is not plain JSON, with the path of the first offending member. */
+export interface JsonProblem {
+  path: string;
+  problem: string;
+}
+
+/**
+ * Checks that `value` is plain JSON: null, booleans, finite numbers, strings, arrays and plain
+ * objects (prototype `Object.prototype` or null) — no `undefined`, functions, symbols, BigInt,
+ * non-finite numbers, cycles, sparse arrays, accessors or class instances.
+ * @returns undefined when the value is plain JSON, otherwise the first problem found.
+ */
+export function findJsonProblem(value: unknown, maxDepth = 256): JsonProblem | undefined {
+  const seen = new Set<object>();
+  const visit = (v: unknown, path: string, depth: number): JsonProblem | undefined => {
+    if (depth > maxDepth) return { path, problem: `nesting deeper than ${maxDepth}` };
+    switch (typeof v) {
+      case 'string':
+      case 'boolean':
+        return undefined;
+      case 'number':
+        return Number.isFinite(v) ? undefined : { path, problem: `non-finite number ${String(v)}` };
+      case 'undefined':
+        return { path, problem: 'undefined is not JSON' };
+      case 'bigint':
+        return { path, problem: 'BigInt is not JSON' };
+      case 'function':
+        return { path, problem: 'a function is not JSON' };
+      case 'symbol':
+        return { path, problem: 'a symbol is not JSON' };
+      case 'object':
+        break;
+    }
+    if (v === null) return undefined;
+    const obj = v as object;
+    if (seen.has(obj)) return { path, problem: 'cycle' };
+    seen.add(obj);
+    try {
+      if (Array.isArray(obj)) {
+        for (let i = 0; i < obj.length; i++) {
+          if (!Object.prototype.hasOwnProperty.call(obj, i)) return { path: `${path}[${i}]`, problem: 'sparse array hole' };
+          const p = visit((obj as unknown[])[i], `${path}[${i}]`, depth + 1);
+          if (p) return p;
+        }
+        return undefined;
+      }
+      const proto: unknown = Object.getPrototypeOf(obj);
+      if (proto !== Object.prototype && proto !== null) return { path, problem: 'not a plain object' };
+      if (Object.getOwnPropertySymbols(obj).length > 0) return { path, problem: 'symbol keys are not JSON' };
+      for (const key of Object.keys(obj)) {
+        const desc = Object.getOwnPropertyDescriptor(obj, key);
+        const child = `${path}.${key}`;
+        if (!desc || !('value' in desc)) return { path: child, problem: 'accessor property' };
+        const p = visit(desc.value, child, depth + 1);
+        if (p) return p;
+      }
+      return undefined;
+    } finally {
+      seen.delete(obj);
+    }
+  };
+  return visit(value, '$', 0);
+}
+
+/** True when `value` is plain JSON (see {@link findJsonProblem}). */
+export function isJsonValue(value: unknown): value is JsonValue {
+  return findJsonProblem(value) === undefined;
+}

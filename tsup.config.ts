@@ -1,0 +1,17 @@
+import { defineConfig } from 'tsup';
+
+export default defineConfig({
+  entry: {
+    index: 'src/index.ts',
+    testing: 'src/testing.ts',
+    cli: 'src/cli/main.ts',
+  },
+  format: ['esm'],
+  target: 'node20',
+  platform: 'node',
+  dts: { entry: { index: 'src/index.ts', testing: 'src/testing.ts' } },
+  sourcemap: true,
+  clean: true,
+  splitting: true,
+  external: ['isolated-vm', 'typescript-native', 'oxc-transform'],
+});

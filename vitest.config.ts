@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+// isolated-vm on Node 20+ needs --no-node-snapshot; the runner passes it to every test worker.
+export default defineConfig({
+  test: {
+    pool: 'forks',
+    execArgv: ['--no-node-snapshot'],
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
+});
