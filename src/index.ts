@@ -16,3 +16,47 @@ export type {
   ContentBlock,
   OutcomeSummary,
 } from './tools/types.js';
+export { createRuntime } from './runtime.js';
+export type { Runtime, RuntimeOptions, CodeModeOptions } from './runtime.js';
+export { RUN_CODE, TOOL_NAME_PATTERN, isValidToolName } from './tools/names.js';
+export { DEFAULT_SCOPE } from './tools/scopes.js';
+export type { ScopeConfig } from './tools/scopes.js';
+export { toOpenAiTools, toAnthropicTools, toMcpTools, toWireFormat } from './tools/wire.js';
+export type { WireFormat, OpenAiTool, AnthropicTool, McpTool } from './tools/wire.js';
+export type {
+  ToolCall,
+  ExecuteOptions,
+  ToolResult,
+  ToolErrorInfo,
+  DenyReason,
+  ResultMeta,
+  Stage,
+  CallInfo,
+  HookContext,
+  PreExecuteHook,
+  PreExecuteDecision,
+  GuardHook,
+  GuardDecision,
+  ExecuteMiddleware,
+  ExecuteContext,
+  BodyOutcome,
+  PostExecuteHook,
+  PostExecuteContext,
+  PostExecuteDecision,
+  Hooks,
+} from './executor/types.js';
+export { STAGES } from './executor/types.js';
+export type { Approver, ApprovalOutcome, ApprovalRequest } from './executor/approval.js';
+export type { ExecutorEvent, ExecutorEventType, EventListener, AuditOptions } from './executor/events.js';
+export type { ParentToken } from './executor/tokens.js';
+export type {
+  CodeRunner,
+  RunnerContext,
+  RunCodeValue,
+  RunFailureKind,
+  RunFailureDetails,
+  RunProgressEvent,
+  LogLine,
+  CallLine,
+  ProgramDiagnostic,
+} from './run-code/types.js';

@@ -30,6 +30,9 @@ export interface ToolContext {
   readonly scope: string;
 }
 
+/** A function type whose parameters are checked bivariantly, so typed tools fit `ToolDefinition[]`. */
+export type Bivariant<F extends (...args: never[]) => unknown> = { bivarianceHack(...args: Parameters<F>): ReturnType<F> }['bivarianceHack'];
+
 /**
  * A tool definition. `defineTool` is a typed helper; a plain object of this shape is accepted
  * wherever a tool is.
@@ -44,17 +47,17 @@ export interface ToolDefinition<Args = unknown, Result = unknown> {
   /** The output schema; the body's value is checked against it (INVALID_TOOL_OUTPUT). */
   output?: SchemaLike | undefined;
   /** The body. Its value must be JSON. */
-  execute: (args: Args, ctx: ToolContext) => Result | Promise<Result>;
+  execute(args: Args, ctx: ToolContext): Result | Promise<Result>;
   /**
    * Whether a call with these arguments may overlap other concurrency-safe calls of the same
    * run_code program.
    * @default false
    */
-  isConcurrencySafe?: boolean | ((args: Args) => boolean) | undefined;
+  isConcurrencySafe?: boolean | Bivariant<(args: Args) => boolean> | undefined;
   /** Per-call time limit in milliseconds; exceeding it gives TOOL_TIMEOUT. @default the runtime's `defaultTimeoutMs` */
   timeoutMs?: number | undefined;
   /** Turns the value into model-facing content. @default pretty-printed JSON text */
-  render?: ((value: Result) => string | ContentBlock[]) | undefined;
+  render?: Bivariant<(value: Result) => string | ContentBlock[]> | undefined;
   /** Rewrites the final content of every outcome of this tool (success or failure), exactly once. */
   finalizeContent?: ((content: ContentBlock[], outcome: OutcomeSummary) => ContentBlock[]) | undefined;
 }

@@ -1,0 +1,114 @@
+/** The executor's typed event stream and the JSON-lines audit sink. */
+import { createWriteStream, type WriteStream } from 'node:fs';
+import type { ErrorCode } from '../errors.js';
+import type { JsonValue } from '../json.js';
+import type { ApprovalOutcome } from './approval.js';
+import type { DenyReason } from './types.js';
+
+interface EventBase {
+  /** Wall-clock time of the event (ms since the epoch). */
+  time: number;
+  callId: string;
+  name: string;
+  scope: string;
+  parentId: string | undefined;
+}
+
+/** Every event the executor emits. */
+export type ExecutorEvent =
+  | (EventBase & { type: 'tool/call'; args: JsonValue | undefined })
+  | (EventBase & {
+      type: 'tool/result';
+      ok: boolean;
+      code: ErrorCode | undefined;
+      reason: DenyReason | undefined;
+      durationMs: number;
+    })
+  | (EventBase & { type: 'approval/asked'; message: string | undefined })
+  | (EventBase & { type: 'approval/decided'; outcome: ApprovalOutcome; durationMs: number })
+  | (EventBase & { type: 'tool/code-dispatch-start'; queuedMs: number })
+  | (EventBase & { type: 'tool/code-dispatch'; ok: boolean; code: ErrorCode | undefined; durationMs: number });
+
+/** The event type names. */
+export type ExecutorEventType = ExecutorEvent['type'];
+
+/** A listener; a throw or a rejection never breaks a call. */
+export type EventListener = (event: ExecutorEvent) => void | Promise<void>;
+
+/** A small synchronous event bus whose listener failures are contained. */
+export class EventBus {
+  readonly #listeners = new Set<EventListener>();
+  #failures = 0;
+
+  /** Subscribes; returns the unsubscribe function. */
+  subscribe(listener: EventListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** True when nobody listens (lets hot paths skip building events). */
+  get idle(): boolean {
+    return this.#listeners.size === 0;
+  }
+
+  /** How many listener calls threw or rejected. */
+  get failures(): number {
+    return this.#failures;
+  }
+
+  emit(event: ExecutorEvent): void {
+    for (const listener of this.#listeners) {
+      try {
+        const r = listener(event);
+        if (r && typeof (r as Promise<void>).then === 'function') {
+          (r as Promise<void>).then(undefined, () => {
+            this.#failures++;
+          });
+        }
+      } catch {
+        this.#failures++;
+      }
+    }
+  }
+}
+
+/** Where the audit log goes. */
+export type AuditOptions =
+  | { path: string; maxFieldBytes?: number | undefined }
+  | { write: (line: string) => void; maxFieldBytes?: number | undefined };
+
+/** An audit sink: one JSON line per event. */
+export interface AuditSink {
+  listener: EventListener;
+  close(): Promise<void>;
+}
+
+const truncate = (value: JsonValue | undefined, max: number): JsonValue | undefined => {
+  if (value === undefined) return undefined;
+  const text = JSON.stringify(value);
+  return text.length <= max ? value : { truncated: true, bytes: text.length, head: text.slice(0, max) };
+};
+
+/** Creates a JSON-lines audit sink (file append or a custom writer). Arguments are capped per field. */
+export function createAuditSink(options: AuditOptions): AuditSink {
+  const max = options.maxFieldBytes ?? 16_384;
+  let stream: WriteStream | undefined;
+  const write =
+    'path' in options
+      ? (line: string): void => {
+          stream ??= createWriteStream(options.path, { flags: 'a' });
+          stream.write(line);
+        }
+      : options.write;
+  return {
+    listener(event) {
+      const record = event.type === 'tool/call' ? { ...event, args: truncate(event.args, max) } : event;
+      write(`${JSON.stringify(record)}\n`);
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (!stream) return resolve();
+        stream.end(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,73 @@
+/** Building results: model-facing content for values and errors, and the stage-order check. */
+import { IsocodeError, isIsocodeError, type ErrorCode } from '../errors.js';
+import type { ContentBlock } from '../tools/types.js';
+import { STAGES, type DenyReason, type Stage, type ToolErrorInfo } from './types.js';
+
+/** Tool-body error codes a body may raise itself (as an IsocodeError); anything else is TOOL_ERROR. */
+const BODY_CODES = new Set<ErrorCode>(['TOOL_ERROR', 'UPSTREAM_ERROR', 'UPSTREAM_UNAVAILABLE', 'LIMIT_EXCEEDED', 'CODE_RUN_FAILED']);
+const MAX_MESSAGE = 4_000;
+
+/** Caps a message so one error cannot flood a model's context. */
+export function capMessage(message: string): string {
+  return message.length <= MAX_MESSAGE ? message : `${message.slice(0, MAX_MESSAGE)}… (${message.length - MAX_MESSAGE} more characters)`;
+}
+
+/** Turns whatever a body threw into an error: its message is kept, its stack never is. */
+export function bodyError(thrown: unknown): { code: ErrorCode; message: string; details?: Record<string, unknown> | undefined } {
+  if (isIsocodeError(thrown) && BODY_CODES.has(thrown.code)) {
+    return { code: thrown.code, message: capMessage(thrown.message), details: thrown.details };
+  }
+  if (thrown instanceof Error) return { code: 'TOOL_ERROR', message: capMessage(thrown.message || thrown.name) };
+  let text: string;
+  try {
+    text = typeof thrown === 'string' ? thrown : JSON.stringify(thrown) ?? String(thrown);
+  } catch {
+    text = 'the tool threw a non-Error value';
+  }
+  return { code: 'TOOL_ERROR', message: capMessage(text) };
+}
+
+/** The model-facing text of an error. */
+export function errorContent(error: ToolErrorInfo): ContentBlock[] {
+  const reason = error.reason ? ` (${error.reason})` : '';
+  return [{ type: 'text', text: `Error ${error.code}${reason}: ${error.message}` }];
+}
+
+/** Normalises a render's output to content blocks. */
+export function toContent(rendered: string | ContentBlock[]): ContentBlock[] {
+  if (typeof rendered === 'string') return [{ type: 'text', text: rendered }];
+  return rendered;
+}
+
+/** An error as data. */
+export function errorInfo(
+  code: ErrorCode,
+  message: string,
+  extra: { reason?: DenyReason | undefined; details?: Record<string, unknown> | undefined } = {},
+): ToolErrorInfo {
+  const info: ToolErrorInfo = { code, message: capMessage(message) };
+  if (extra.reason !== undefined) info.reason = extra.reason;
+  if (extra.details !== undefined) info.details = extra.details;
+  return info;
+}
+
+/** Records the stages a call passes through and checks, at run time, that they advance in order. */
+export class StageTracker {
+  readonly visited: Stage[] = [];
+  #index = -1;
+
+  enter(stage: Stage): void {
+    const i = STAGES.indexOf(stage);
+    if (i <= this.#index) {
+      throw new IsocodeError('INTERNAL_ERROR', `pipeline stage "${stage}" entered after "${STAGES[this.#index] ?? '?'}"`);
+    }
+    this.#index = i;
+    this.visited.push(stage);
+  }
+}
+
+/** How a tool name is reached from a run_code program (for messages). */
+export function bindingExpression(name: string): string {
+  const ident = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+  return name.split('.').every((s) => ident.test(s)) ? `tools.${name}` : `tools[${JSON.stringify(name)}]`;
+}

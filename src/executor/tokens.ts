@@ -1,0 +1,45 @@
+/**
+ * Parent tokens: capabilities the executor mints for one live run_code execution. A nested call
+ * is accepted only with a token this executor minted for an execution that has not settled.
+ */
+import { randomBytes } from 'node:crypto';
+import type { NestedScheduler } from './scheduler.js';
+
+declare const brand: unique symbol;
+/** An opaque, unguessable capability string. */
+export type ParentToken = string & { readonly [brand]: 'ParentToken' };
+
+/** What a live token stands for. */
+export interface ParentEntry {
+  readonly callId: string;
+  readonly scope: string;
+  /** Aborted when the parent execution settles (or is aborted). */
+  readonly signal: AbortSignal;
+  readonly scheduler: NestedScheduler;
+  /** Nested calls still running; the parent does not settle before they do. */
+  readonly inFlight: Set<Promise<unknown>>;
+}
+
+/** The live tokens of one executor. */
+export class TokenTable {
+  readonly #live = new Map<string, ParentEntry>();
+
+  mint(entry: ParentEntry): ParentToken {
+    const token = `ptk_${randomBytes(24).toString('base64url')}` as ParentToken;
+    this.#live.set(token, entry);
+    return token;
+  }
+
+  /** The entry of a live token; undefined for forged, foreign or expired tokens. */
+  lookup(token: unknown): ParentEntry | undefined {
+    return typeof token === 'string' ? this.#live.get(token) : undefined;
+  }
+
+  expire(token: ParentToken): void {
+    this.#live.delete(token);
+  }
+
+  get size(): number {
+    return this.#live.size;
+  }
+}

@@ -1,0 +1,58 @@
+/** The run_code tool: registered by the runtime under the reserved name; it goes through the executor like any call. */
+import { z } from 'zod';
+import type { Executor, TransportToolContext } from '../executor/executor.js';
+import { RUN_CODE } from '../tools/names.js';
+import { resolveTool, type ResolvedTool } from '../tools/resolve-tool.js';
+import type { ToolContext } from '../tools/types.js';
+import { renderRunValue } from './render.js';
+import type { CodeRunner, RunCodeValue, RunProgressEvent } from './types.js';
+
+/** Options of the run_code tool. */
+export interface RunCodeToolOptions {
+  runner: CodeRunner;
+  executor: Executor;
+  /** The largest program accepted, in characters. @default 100000 */
+  maxCodeChars?: number | undefined;
+  /** Time limit of a whole run_code call, the executor's TOOL_TIMEOUT backstop. @default 120000 */
+  timeoutMs?: number | undefined;
+  /** Receives progress events of every run, tagged with the run_code call id. */
+  onProgress?: ((callId: string, event: RunProgressEvent) => void) | undefined;
+}
+
+const DESCRIPTION =
+  'Runs a TypeScript program against the typed SDK of this scope\'s tools. The program is the body of an async function: use await, call tools through the `tools` object, and `return` a JSON value.';
+
+/** Builds the run_code tool. */
+export function createRunCodeTool(options: RunCodeToolOptions): ResolvedTool {
+  const maxCode = options.maxCodeChars ?? 100_000;
+  const input = z.object({
+    code: z.string().min(1, 'code must not be empty').max(maxCode, `code must be at most ${maxCode} characters`),
+    description: z
+      .string()
+      .max(200, 'description must be at most 200 characters')
+      .refine((s) => s.trim().length > 0, 'description must not be blank: give the program a short title'),
+  });
+  return resolveTool(
+    {
+      name: RUN_CODE,
+      description: DESCRIPTION,
+      input,
+      timeoutMs: options.timeoutMs ?? 120_000,
+      isConcurrencySafe: false,
+      execute: (args: z.infer<typeof input>, ctx: ToolContext): Promise<RunCodeValue> => {
+        const { parentToken, scope, callId, signal } = ctx as TransportToolContext;
+        return options.runner.run(args, {
+          scope,
+          callId,
+          signal,
+          parentToken,
+          dispatch: (name, callArgs, callSignal) =>
+            options.executor.execute({ name, args: callArgs }, { scope, parent: parentToken, signal: callSignal }),
+          emit: (event) => options.onProgress?.(callId, event),
+        });
+      },
+      render: (value: RunCodeValue) => renderRunValue(value),
+    },
+    { allowReservedName: true },
+  );
+}

@@ -1,0 +1,90 @@
+/** The run_code tool's value, failure details and the runner seam. */
+import type { ErrorCode } from '../errors.js';
+import type { ToolResult } from '../executor/types.js';
+import type { ParentToken } from '../executor/tokens.js';
+import type { JsonValue } from '../json.js';
+
+/** One captured console line. */
+export interface LogLine {
+  level: 'log' | 'info' | 'warn' | 'error' | 'debug';
+  text: string;
+}
+
+/** One nested call a program made. */
+export interface CallLine {
+  name: string;
+  ok: boolean;
+  /** The error code of a failed call (absent on success). */
+  code?: ErrorCode;
+  durationMs: number;
+}
+
+/** The value of a successful run_code call. */
+export interface RunCodeValue {
+  /** The program's return value (JSON; `undefined` becomes null). */
+  result: JsonValue;
+  logs: LogLine[];
+  calls: CallLine[];
+}
+
+/** Why a run failed. */
+export type RunFailureKind =
+  | 'typecheck'
+  | 'syntax'
+  | 'exception'
+  | 'timeout'
+  | 'memory'
+  | 'output-limit'
+  | 'invalid-output'
+  | 'aborted'
+  | 'internal';
+
+/** A type or syntax diagnostic in the program's own coordinates. */
+export interface ProgramDiagnostic {
+  code: number;
+  message: string;
+  line: number;
+  column: number;
+}
+
+/** The `details` of a CODE_RUN_FAILED error. */
+export interface RunFailureDetails {
+  kind: RunFailureKind;
+  logs: LogLine[];
+  calls: CallLine[];
+  diagnostics?: ProgramDiagnostic[];
+  line?: number;
+  column?: number;
+}
+
+/** What a runner receives for one run. */
+export interface RunnerContext {
+  readonly scope: string;
+  readonly callId: string;
+  /** Aborted when the caller aborts run_code. */
+  readonly signal: AbortSignal;
+  /** This run's parent token (already bound into `dispatch`). */
+  readonly parentToken: ParentToken;
+  /** Makes a nested call carrying this run's parent token. Never rejects. */
+  dispatch(name: string, args: unknown, signal?: AbortSignal): Promise<ToolResult>;
+  /** Streams progress (logs, call start/end) as it happens. */
+  emit(event: RunProgressEvent): void;
+}
+
+/** Progress events of one run, for streaming interfaces. */
+export type RunProgressEvent =
+  | { type: 'typecheck'; ok: boolean; ms: number; diagnostics: number }
+  | { type: 'log'; level: LogLine['level']; text: string }
+  | { type: 'call-start'; name: string }
+  | { type: 'call-end'; name: string; ok: boolean; code: ErrorCode | undefined; durationMs: number };
+
+/**
+ * Runs run_code programs. The default runner type-checks against the scope's SDK and runs the
+ * program in an isolated-vm isolate; `isocode/testing` has a scripted one for tests.
+ * `run` throws an IsocodeError CODE_RUN_FAILED (details: {@link RunFailureDetails}) on failure.
+ */
+export interface CodeRunner {
+  run(program: { code: string; description: string }, ctx: RunnerContext): Promise<RunCodeValue>;
+  warmup?(): Promise<void>;
+  close?(): Promise<void>;
+}

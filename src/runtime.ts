@@ -1,0 +1,144 @@
+/**
+ * The runtime: tools, scopes, the executor and code mode in one object. This is what the
+ * library, the CLI, the HTTP service and the MCP server are built on.
+ */
+import type { Approver } from './executor/approval.js';
+import { createAuditSink, EventBus, type AuditOptions, type AuditSink, type EventListener } from './executor/events.js';
+import { Executor, type ExecutorOptions } from './executor/executor.js';
+import type { ExecuteOptions, Hooks, ToolCall, ToolResult } from './executor/types.js';
+import { createRunCodeTool } from './run-code/tool.js';
+import type { CodeRunner, RunProgressEvent } from './run-code/types.js';
+import { ToolRegistry } from './tools/registry.js';
+import { DEFAULT_SCOPE, type ScopeConfig } from './tools/scopes.js';
+import type { PresentationMode, ToolDefinition, ToolSchema } from './tools/types.js';
+import { toWireFormat, type AnthropicTool, type McpTool, type OpenAiTool, type WireFormat } from './tools/wire.js';
+
+/** Code-mode options. */
+export interface CodeModeOptions {
+  /** Runs programs. @default the isolate runner (type-check, transpile, isolated-vm) */
+  runner?: CodeRunner | undefined;
+  /** The largest program accepted, in characters. @default 100000 */
+  maxCodeChars?: number | undefined;
+  /** Time limit of a whole run_code call (a backstop above the sandbox limits). @default 120000 */
+  timeoutMs?: number | undefined;
+}
+
+/** Options of {@link createRuntime}. */
+export interface RuntimeOptions extends Omit<ExecutorOptions, 'hooks'> {
+  /** The tools. More can be registered later with `register`. */
+  tools?: Iterable<ToolDefinition> | undefined;
+  /** Scope declarations by id; "default" always exists (mode "native" unless declared). */
+  scopes?: Record<string, ScopeConfig> | undefined;
+  /** Hooks installed from the start. */
+  hooks?: Hooks | undefined;
+  /** Resolves pre-execute `ask` decisions; without one every ask is denied. */
+  approver?: Approver | undefined;
+  /** A JSON-lines audit log of every event. @default off */
+  audit?: AuditOptions | undefined;
+  /** An event listener installed from the start. */
+  onEvent?: EventListener | undefined;
+  /** Code mode (the run_code tool). */
+  codeMode?: CodeModeOptions | undefined;
+}
+
+/** A runtime. */
+export interface Runtime {
+  /** Executes a call through the full pipeline. Never rejects. */
+  execute(call: ToolCall, options?: ExecuteOptions): Promise<ToolResult>;
+  /** The full visible catalog of a scope (never collapsed by mode). */
+  schemas(scope?: string): ToolSchema[];
+  /** What the scope's model is shown, as catalog entries. */
+  wireSchemas(scope?: string): ToolSchema[];
+  /** What the scope's model is shown, in a wire format. */
+  wireTools(format: 'openai', scope?: string): OpenAiTool[];
+  wireTools(format: 'anthropic', scope?: string): AnthropicTool[];
+  wireTools(format: 'mcp', scope?: string): McpTool[];
+  wireTools(format: WireFormat, scope?: string): OpenAiTool[] | AnthropicTool[] | McpTool[];
+  /** The scope's presentation mode. */
+  mode(scope?: string): PresentationMode;
+  /** Registers more tools. */
+  register(tools: Iterable<ToolDefinition>): void;
+  /** Declares or replaces a scope. */
+  defineScope(id: string, config: ScopeConfig): void;
+  /** Installs hooks; returns a function that removes them. */
+  use(hooks: Hooks): () => void;
+  /** Subscribes to executor events; returns the unsubscribe function. */
+  on(listener: EventListener): () => void;
+  /** Subscribes to run_code progress (logs, nested calls) by run_code call id. */
+  onProgress(listener: (callId: string, event: RunProgressEvent) => void): () => void;
+  /** Releases isolates, the checker process and the audit sink. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Creates a runtime. */
+export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
+  const registry = new ToolRegistry();
+  if (options.tools) registry.register(options.tools);
+  for (const [id, config] of Object.entries(options.scopes ?? {})) {
+    if (id !== DEFAULT_SCOPE) continue;
+    registry.defineScope(id, config);
+  }
+  // Parents may be declared after their children in the object: define in dependency order.
+  const pending = new Map(Object.entries(options.scopes ?? {}).filter(([id]) => id !== DEFAULT_SCOPE));
+  while (pending.size > 0) {
+    const ready = [...pending].find(([, c]) => c.parent === undefined || registry.hasScope(c.parent) || !pending.has(c.parent));
+    const [id, config] = ready ?? [...pending][0]!;
+    registry.defineScope(id, config);
+    pending.delete(id);
+  }
+
+  const events = new EventBus();
+  let audit: AuditSink | undefined;
+  if (options.audit) {
+    audit = createAuditSink(options.audit);
+    events.subscribe(audit.listener);
+  }
+  if (options.onEvent) events.subscribe(options.onEvent);
+  const executor = new Executor(registry, events, options);
+
+  const progress = new Set<(callId: string, event: RunProgressEvent) => void>();
+  const runner = options.codeMode?.runner;
+  if (runner) {
+    registry.setTransport(
+      createRunCodeTool({
+        runner,
+        executor,
+        maxCodeChars: options.codeMode?.maxCodeChars,
+        timeoutMs: options.codeMode?.timeoutMs,
+        onProgress: (callId, event) => {
+          for (const l of progress) {
+            try {
+              l(callId, event);
+            } catch {
+              // progress listeners never break a run
+            }
+          }
+        },
+      }),
+    );
+    await runner.warmup?.();
+  }
+
+  let closed: Promise<void> | undefined;
+  const runtime: Runtime = {
+    execute: (call, opts) => executor.execute(call, opts),
+    schemas: (scope = DEFAULT_SCOPE) => registry.schemas(scope),
+    wireSchemas: (scope = DEFAULT_SCOPE) => registry.wireSchemas(scope),
+    wireTools: ((format: WireFormat, scope = DEFAULT_SCOPE) => toWireFormat(registry.wireSchemas(scope), format)) as Runtime['wireTools'],
+    mode: (scope = DEFAULT_SCOPE) => registry.mode(scope),
+    register: (tools) => registry.register(tools),
+    defineScope: (id, config) => registry.defineScope(id, config),
+    use: (hooks) => executor.use(hooks),
+    on: (listener) => events.subscribe(listener),
+    onProgress: (listener) => {
+      progress.add(listener);
+      return () => progress.delete(listener);
+    },
+    close: () =>
+      (closed ??= (async () => {
+        await runner?.close?.();
+        await audit?.close();
+      })()),
+  };
+  return runtime;
+}

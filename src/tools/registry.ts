@@ -1,0 +1,144 @@
+/**
+ * The tool registry: registered tools, scopes, per-scope visibility and presentation, and the
+ * execution-path resolution that enforces the code-mode collapse.
+ */
+import { IsocodeError } from '../errors.js';
+import { RUN_CODE } from './names.js';
+import { resolveTool, toToolSchema, type ResolvedTool } from './resolve-tool.js';
+import { compileScope, DEFAULT_SCOPE, type CompiledScope, type ScopeConfig } from './scopes.js';
+import type { PresentationMode, ToolSchema } from './types.js';
+
+/** How a name resolves for execution in a scope. */
+export type Resolution =
+  | { kind: 'tool'; tool: ResolvedTool }
+  /** A visible native tool named model-direct under `code`: denied as UNKNOWN_TOOL. */
+  | { kind: 'collapsed'; tool: ResolvedTool }
+  /** `run_code` named from inside a run_code program. */
+  | { kind: 'recursion' }
+  | { kind: 'unknown' };
+
+/** The registry behind a runtime. */
+export class ToolRegistry {
+  readonly #tools = new Map<string, ResolvedTool>();
+  readonly #scopes = new Map<string, CompiledScope>();
+  readonly #visible = new Map<string, Map<string, ResolvedTool>>();
+  #transport: ResolvedTool | undefined;
+
+  constructor() {
+    this.#scopes.set(DEFAULT_SCOPE, compileScope(DEFAULT_SCOPE, {}));
+  }
+
+  /**
+   * Registers tools.
+   * @throws IsocodeError INVALID_TOOL_DEFINITION for a bad definition, a bad or reserved name, or a duplicate.
+   */
+  register(definitions: Iterable<unknown>): void {
+    const resolved: ResolvedTool[] = [];
+    const names = new Set<string>();
+    for (const def of definitions) {
+      const tool = resolveTool(def);
+      if (this.#tools.has(tool.name) || names.has(tool.name)) {
+        throw new IsocodeError('INVALID_TOOL_DEFINITION', `duplicate tool name "${tool.name}"`);
+      }
+      names.add(tool.name);
+      resolved.push(tool);
+    }
+    for (const tool of resolved) this.#tools.set(tool.name, tool);
+    this.#visible.clear();
+  }
+
+  /** Installs the code-mode transport under the reserved name (done by the runtime itself). */
+  setTransport(tool: ResolvedTool): void {
+    if (tool.name !== RUN_CODE) throw new IsocodeError('INTERNAL_ERROR', `the transport must be named ${RUN_CODE}`);
+    this.#transport = tool;
+  }
+
+  /** True when a code-mode transport is installed. */
+  get hasTransport(): boolean {
+    return this.#transport !== undefined;
+  }
+
+  /**
+   * Declares or replaces a scope.
+   * @throws IsocodeError INVALID_SCOPE for a bad declaration, an unknown parent or a cycle.
+   */
+  defineScope(id: string, config: ScopeConfig): void {
+    const scope = compileScope(id, config);
+    for (let p = scope.parent, hops = 0; p !== undefined; hops++) {
+      if (p === id || hops > 64) throw new IsocodeError('INVALID_SCOPE', `scope "${id}": parent chain forms a cycle`);
+      const parent = this.#scopes.get(p);
+      if (!parent) throw new IsocodeError('INVALID_SCOPE', `scope "${id}": unknown parent scope "${p}"`);
+      p = parent.parent;
+    }
+    this.#scopes.set(id, scope);
+    this.#visible.clear();
+  }
+
+  /** True when the scope is declared. */
+  hasScope(id: string): boolean {
+    return this.#scopes.has(id);
+  }
+
+  /** The declared scope ids. */
+  scopeIds(): string[] {
+    return [...this.#scopes.keys()].sort();
+  }
+
+  #chain(scope: string): CompiledScope[] {
+    const chain: CompiledScope[] = [];
+    for (let s = this.#scopes.get(scope); s; s = s.parent === undefined ? undefined : this.#scopes.get(s.parent)) chain.push(s);
+    if (chain.length === 0) throw new IsocodeError('INVALID_SCOPE', `unknown scope "${scope}"`);
+    return chain;
+  }
+
+  /**
+   * The presentation mode of a scope: the nearest declaration up the chain.
+   * @throws IsocodeError INVALID_SCOPE for an unknown scope.
+   */
+  mode(scope: string): PresentationMode {
+    for (const s of this.#chain(scope)) if (s.mode !== undefined) return s.mode;
+    return 'native';
+  }
+
+  /** The native tools a scope can see (never `run_code`). */
+  visible(scope: string): ReadonlyMap<string, ResolvedTool> {
+    const cached = this.#visible.get(scope);
+    if (cached) return cached;
+    const chain = this.#chain(scope);
+    const out = new Map<string, ResolvedTool>();
+    for (const [name, tool] of this.#tools) {
+      if (chain.every((s) => (s.allow === undefined || s.allow(name)) && !s.deny(name))) out.set(name, tool);
+    }
+    this.#visible.set(scope, out);
+    return out;
+  }
+
+  /** The full visible catalog of a scope, sorted by name. Never collapsed by mode. */
+  schemas(scope: string): ToolSchema[] {
+    return [...this.visible(scope).values()].map(toToolSchema).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /** What the scope's model is shown: every visible tool (`native`), only `run_code` (`code`), or both. */
+  wireSchemas(scope: string): ToolSchema[] {
+    const mode = this.mode(scope);
+    const transport = this.#transport && mode !== 'native' ? [toToolSchema(this.#transport)] : [];
+    if (mode === 'code') return transport;
+    return [...transport, ...this.schemas(scope)];
+  }
+
+  /**
+   * Resolves a name for execution. Model-direct calls (`nested` false) under `code` may only name
+   * `run_code`; nested calls (a valid parent token) may name any visible native tool, never `run_code`.
+   */
+  resolveExecution(name: string, scope: string, nested: boolean): Resolution {
+    const mode = this.mode(scope);
+    if (name === RUN_CODE) {
+      if (nested) return { kind: 'recursion' };
+      return this.#transport && mode !== 'native' ? { kind: 'tool', tool: this.#transport } : { kind: 'unknown' };
+    }
+    const tool = this.visible(scope).get(name); // a Map: no prototype names can resolve
+    if (!tool) return { kind: 'unknown' };
+    if (!nested && mode === 'code') return { kind: 'collapsed', tool };
+    return { kind: 'tool', tool };
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * Schemas: a tool's input/output is a zod 4 schema or a plain JSON Schema object. Both become a
+ * JSON Schema (for catalogs and the SDK) and a validator (for the executor).
+ */
+import { Ajv, type ValidateFunction, type ErrorObject } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { z } from 'zod';
+import { IsocodeError } from '../errors.js';
+import type { JsonSchema, SchemaLike } from './types.js';
+
+/** One failed check, with a JSON-path-like location (`$.user.name`). */
+export interface ValidationIssue {
+  path: string;
+  message: string;
+}
+
+/** The outcome of validating a value. */
+export type Validation = { ok: true; value: unknown } | { ok: false; issues: ValidationIssue[] };
+
+/** A schema ready for use: its JSON Schema form and a validator. */
+export interface CompiledSchema {
+  jsonSchema: JsonSchema;
+  validate(value: unknown): Validation;
+}
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv | Ajv2020) => void;
+
+let ajv07: Ajv | undefined;
+let ajv2020: Ajv2020 | undefined;
+
+function ajvFor(schema: JsonSchema): Ajv | Ajv2020 {
+  const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
+  const options = { strict: false, allErrors: true, validateSchema: false, addUsedSchema: false } as const;
+  if (dialect.includes('2020-12') || dialect.includes('2019-09')) {
+    if (!ajv2020) {
+      ajv2020 = new Ajv2020(options);
+      addFormats(ajv2020);
+    }
+    return ajv2020;
+  }
+  if (!ajv07) {
+    ajv07 = new Ajv(options);
+    addFormats(ajv07);
+  }
+  return ajv07;
+}
+
+function isZodSchema(schema: SchemaLike): schema is z.ZodType {
+  return typeof schema === 'object' && schema !== null && '_zod' in schema && typeof (schema as { safeParse?: unknown }).safeParse === 'function';
+}
+
+function pathOf(segments: readonly PropertyKey[]): string {
+  let out = '$';
+  for (const s of segments) out += typeof s === 'number' ? `[${s}]` : `.${String(s)}`;
+  return out;
+}
+
+function ajvIssue(e: ErrorObject): ValidationIssue {
+  const segments = e.instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  let path = pathOf(segments.map((s) => (/^\d+$/.test(s) ? Number(s) : s)));
+  const params = e.params as Record<string, unknown>;
+  if (e.keyword === 'required' && typeof params.missingProperty === 'string') path = `${path}.${params.missingProperty}`;
+  if (e.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') {
+    return { path: `${path}.${params.additionalProperty}`, message: 'unknown property' };
+  }
+  return { path, message: e.message ?? e.keyword };
+}
+
+/**
+ * Compiles a schema. `io` selects zod's input or output view when exporting to JSON Schema.
+ * @throws IsocodeError INVALID_TOOL_DEFINITION when the schema is neither zod nor a valid JSON Schema.
+ */
+export function compileSchema(schema: SchemaLike, io: 'input' | 'output', where: string): CompiledSchema {
+  if (isZodSchema(schema)) {
+    let jsonSchema: JsonSchema;
+    try {
+      jsonSchema = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
+    } catch (cause) {
+      throw new IsocodeError('INVALID_TOOL_DEFINITION', `${where}: the zod schema cannot be exported to JSON Schema`, { cause });
+    }
+    return {
+      jsonSchema,
+      validate(value) {
+        const r = schema.safeParse(value);
+        if (r.success) return { ok: true, value: r.data };
+        return { ok: false, issues: r.error.issues.map((i) => ({ path: pathOf(i.path), message: i.message })) };
+      },
+    };
+  }
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+    throw new IsocodeError('INVALID_TOOL_DEFINITION', `${where}: expected a zod schema or a JSON Schema object`);
+  }
+  let check: ValidateFunction;
+  try {
+    check = ajvFor(schema).compile(schema);
+  } catch (cause) {
+    const detail = cause instanceof Error ? cause.message : String(cause);
+    throw new IsocodeError('INVALID_TOOL_DEFINITION', `${where}: invalid JSON Schema: ${detail}`, { cause });
+  }
+  return {
+    jsonSchema: schema,
+    validate(value) {
+      if (check(value)) return { ok: true, value };
+      return { ok: false, issues: (check.errors ?? []).slice(0, 20).map(ajvIssue) };
+    },
+  };
+}
