@@ -39,7 +39,7 @@ export function findJsonProblem(value: unknown, maxDepth = 256): JsonProblem | u
         break;
     }
     if (v === null) return undefined;
-    const obj = v as object;
+    const obj = v;
     if (seen.has(obj)) return { path, problem: 'cycle' };
     seen.add(obj);
     try {

@@ -41,7 +41,7 @@ export async function runBody(run: BodyRun): Promise<BodySettlement> {
   const body = (): Promise<BodyOutcome> => {
     bodyStarted = (async (): Promise<BodyOutcome> => {
       try {
-        const value: unknown = await run.tool.execute(run.args, { ...run.toolContext, signal: controller.signal } as ToolContext);
+        const value: unknown = await run.tool.execute(run.args, { ...run.toolContext, signal: controller.signal });
         return { ok: true, value };
       } catch (thrown) {
         const e = bodyError(thrown);
@@ -50,7 +50,7 @@ export async function runBody(run: BodyRun): Promise<BodySettlement> {
     })();
     return bodyStarted;
   };
-  const chain = compose(run.middleware, body)({ ...run.hookContext, signal: controller.signal } as ExecuteContext).catch(
+  const chain = compose(run.middleware, body)({ ...run.hookContext, signal: controller.signal }).catch(
     (err: unknown): BodyOutcome =>
       err instanceof DoubleNextError
         ? { ok: false, code: 'INTERNAL_ERROR', message: err.message }

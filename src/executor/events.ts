@@ -60,8 +60,8 @@ export class EventBus {
     for (const listener of this.#listeners) {
       try {
         const r = listener(event);
-        if (r && typeof (r as Promise<void>).then === 'function') {
-          (r as Promise<void>).then(undefined, () => {
+        if (r && typeof (r).then === 'function') {
+          (r).then(undefined, () => {
             this.#failures++;
           });
         }

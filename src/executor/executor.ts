@@ -12,7 +12,7 @@ import { RUN_CODE } from '../tools/names.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { ResolvedTool } from '../tools/resolve-tool.js';
 import { DEFAULT_SCOPE } from '../tools/scopes.js';
-import type { ContentBlock, OutcomeSummary } from '../tools/types.js';
+import type { ContentBlock, OutcomeSummary, ToolContext } from '../tools/types.js';
 import { requestApproval, type Approver } from './approval.js';
 import { runBody } from './body.js';
 import type { EventBus } from './events.js';
@@ -47,7 +47,7 @@ export interface TransportContext {
 }
 
 /** The context a transport tool's body receives. */
-export type TransportToolContext = import('../tools/types.js').ToolContext & TransportContext;
+export type TransportToolContext = ToolContext & TransportContext;
 
 interface Failure {
   error: ToolErrorInfo;
@@ -120,7 +120,6 @@ export class Executor {
     const emitBase = { callId: id, name, scope, parentId };
     const finish = (r: Settled | Failure | { value: unknown }): ToolResult => this.#finish(r, { stages, started, id, name, scope, parentId, tool });
 
-    let work: Promise<ToolResult> | undefined;
     const run = async (): Promise<ToolResult> => {
       try {
         stages.enter('create');
@@ -151,10 +150,10 @@ export class Executor {
         return finish(fail('INTERNAL_ERROR', `internal error: ${err instanceof Error ? err.message : String(err)}`));
       }
     };
-    work = run();
+    const work = run();
     if (parent) {
       parent.inFlight.add(work);
-      void work.finally(() => parent.inFlight.delete(work as Promise<ToolResult>));
+      void work.finally(() => parent.inFlight.delete(work));
     }
     return work;
   }

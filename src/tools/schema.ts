@@ -78,7 +78,7 @@ export function compileSchema(schema: SchemaLike, io: 'input' | 'output', where:
   if (isZodSchema(schema)) {
     let jsonSchema: JsonSchema;
     try {
-      jsonSchema = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
+      jsonSchema = z.toJSONSchema(schema, { io, unrepresentable: 'any' });
     } catch (cause) {
       throw new IsocodeError('INVALID_TOOL_DEFINITION', `${where}: the zod schema cannot be exported to JSON Schema`, { cause });
     }

@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import { createRuntime, type ApprovalOutcome, type Approver, type ExecutorEvent } from '../../src/index.js';
+import { deferred, echo, recorder } from './fixtures.js';
+
+const ask = { preExecute: () => ({ action: 'ask' as const, message: 'may I?' }) };
+
+async function withApprover(approver: Approver | undefined, extra: { approvalTimeoutMs?: number } = {}) {
+  const events: ExecutorEvent[] = [];
+  let ran = 0;
+  const tool = { ...echo, execute: (a: { text: string }) => (ran++, a) };
+  const rt = await createRuntime({ tools: [tool], hooks: ask, approver, onEvent: (e) => void events.push(e), ...extra });
+  return { rt, events, ran: () => ran };
+}
+
+describe('the approval seam', () => {
+  it('allowed-once proceeds to the body', async () => {
+    const { rt, ran, events } = await withApprover(() => 'allowed-once');
+    const res = await rt.execute({ name: 'echo', args: { text: 'a' } });
+    expect(res.ok).toBe(true);
+    expect(ran()).toBe(1);
+    expect(res.meta.stages).toContain('approval');
+    const types = events.map((e) => e.type);
+    expect(types).toEqual(['tool/call', 'approval/asked', 'approval/decided', 'tool/result']);
+    const asked = events.find((e) => e.type === 'approval/asked');
+    expect(asked && asked.type === 'approval/asked' && asked.message).toBe('may I?');
+  });
+
+  it.each([
+    ['rejected', 'approval-rejected'],
+    ['cancelled', 'approval-cancelled'],
+    ['unavailable', 'approval-unavailable'],
+  ] as const)('%s denies with reason %s and the body never runs', async (outcome, reason) => {
+    const { rt, ran, events } = await withApprover(() => outcome);
+    const res = await rt.execute({ name: 'echo', args: { text: 'a' } });
+    expect(!res.ok && res.error).toMatchObject({ code: 'DENIED', reason });
+    expect(ran()).toBe(0);
+    const decided = events.find((e) => e.type === 'approval/decided');
+    expect(decided && decided.type === 'approval/decided' && decided.outcome).toBe(outcome);
+  });
+
+  it('fails closed without an approver', async () => {
+    const { rt, ran } = await withApprover(undefined);
+    const res = await rt.execute({ name: 'echo', args: { text: 'a' } });
+    expect(!res.ok && res.error).toMatchObject({ code: 'DENIED', reason: 'approval-unavailable' });
+    expect(ran()).toBe(0);
+  });
+
+  it('contains a throwing approver, a rejecting one and a nonsense answer as unavailable', async () => {
+    for (const approver of [
+      () => {
+        throw new Error('boom');
+      },
+      () => Promise.reject(new Error('nope')),
+      () => 'yes please' as ApprovalOutcome,
+    ]) {
+      const { rt, ran } = await withApprover(approver);
+      const res = await rt.execute({ name: 'echo', args: { text: 'a' } });
+      expect(!res.ok && res.error).toMatchObject({ code: 'DENIED', reason: 'approval-unavailable' });
+      expect(ran()).toBe(0);
+    }
+  });
+
+  it('a never-answering approver settles unavailable after approvalTimeoutMs', async () => {
+    const { rt, ran } = await withApprover(() => new Promise<ApprovalOutcome>(() => {}), { approvalTimeoutMs: 30 });
+    const res = await rt.execute({ name: 'echo', args: { text: 'a' } });
+    expect(!res.ok && res.error).toMatchObject({ code: 'DENIED', reason: 'approval-unavailable' });
+    expect(ran()).toBe(0);
+  });
+
+  it('abort while asking settles cancelled, the call is ABORTED_BEFORE_DISPATCH and a late answer is discarded', async () => {
+    const answer = deferred<ApprovalOutcome>();
+    let approverSignal: AbortSignal | undefined;
+    const { rt, ran, events } = await withApprover((_req, signal) => {
+      approverSignal = signal;
+      return answer.promise;
+    });
+    const ac = new AbortController();
+    const pending = rt.execute({ name: 'echo', args: { text: 'a' } }, { signal: ac.signal });
+    await new Promise((r) => setTimeout(r, 5));
+    ac.abort();
+    const res = await pending;
+    answer.resolve('allowed-once');
+    await new Promise((r) => setTimeout(r, 5));
+    expect(!res.ok && res.error).toMatchObject({ code: 'ABORTED_BEFORE_DISPATCH', reason: 'approval-cancelled' });
+    expect(ran()).toBe(0);
+    expect(approverSignal?.aborted).toBe(true);
+    const decided = events.filter((e) => e.type === 'approval/decided');
+    expect(decided).toHaveLength(1);
+    expect(decided[0]?.type === 'approval/decided' && decided[0].outcome).toBe('cancelled');
+  });
+
+  it('the approver sees the call and a deny from a later pre-hook wins over an earlier ask', async () => {
+    const r = recorder();
+    const rt = await createRuntime({
+      tools: [echo],
+      hooks: { preExecute: [() => ({ action: 'ask' }), () => ({ action: 'deny', reason: 'no echo today' })] },
+      approver: () => (r.mark('approver'), 'allowed-once'),
+    });
+    const res = await rt.execute({ name: 'echo', args: { text: 'a' } });
+    expect(!res.ok && res.error).toMatchObject({ code: 'DENIED', reason: 'policy', message: 'no echo today' });
+    expect(r.seen).toEqual([]);
+  });
+
+  it('a guard denies after approval, and nothing turns the denial back into an allow', async () => {
+    const rt = await createRuntime({
+      tools: [echo],
+      hooks: {
+        preExecute: () => ({ action: 'ask' }),
+        guards: [() => ({ action: 'deny', reason: 'guarded' }), () => ({ action: 'allow' })],
+        postExecute: () => ({ action: 'replace', value: { text: 'sneaky' } }),
+      },
+      approver: () => 'allowed-once',
+    });
+    const res = await rt.execute({ name: 'echo', args: { text: 'a' } });
+    expect(!res.ok && res.error).toMatchObject({ code: 'DENIED', reason: 'guard', message: 'guarded' });
+    expect(res.meta.stages).toEqual(['create', 'validate', 'pre-execute', 'approval', 'guards', 'post-execute', 'finalize']);
+  });
+});

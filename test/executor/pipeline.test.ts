@@ -1,0 +1,248 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createRuntime, defineTool, type ContentBlock, type OutcomeSummary } from '../../src/index.js';
+import { deferred, echo, recorder } from './fixtures.js';
+
+describe('the pipeline', () => {
+  it('runs the stages in order: create, validate, pre-execute, approval, guards, execute, post-execute, finalize', async () => {
+    const r = recorder();
+    const tool = { ...echo, execute: (a: { text: string }) => (r.mark('body'), a) };
+    const rt = await createRuntime({
+      tools: [tool],
+      hooks: {
+        preExecute: () => (r.mark('pre'), { action: 'ask' }),
+        guards: () => void r.mark('guard'),
+        execute: async (_c, next) => {
+          r.mark('mw:before');
+          const o = await next();
+          r.mark('mw:after');
+          return o;
+        },
+        postExecute: () => void r.mark('post'),
+      },
+      approver: () => (r.mark('approve'), 'allowed-once'),
+      finalizeContent: (c) => (r.mark('finalize'), c),
+    });
+    const res = await rt.execute({ name: 'echo', args: { text: 'x' } });
+    expect(res.ok).toBe(true);
+    expect(r.seen).toEqual(['pre', 'approve', 'guard', 'mw:before', 'body', 'mw:after', 'post', 'finalize']);
+    expect(res.meta.stages).toEqual(['create', 'validate', 'pre-execute', 'approval', 'guards', 'execute', 'post-execute', 'finalize']);
+  });
+
+  it.each([
+    ['undefined', { a: undefined }],
+    ['a function', { a: () => 1 }],
+    ['BigInt', { a: 1n }],
+    ['NaN', { a: Number.NaN }],
+    ['Infinity', [Infinity]],
+    ['a class instance', { a: new Date() }],
+    ['a symbol key', { [Symbol('s')]: 1 }],
+  ])('arguments containing %s are INVALID_ARGS before any hook', async (_label, args) => {
+    const r = recorder();
+    const rt = await createRuntime({ tools: [echo], hooks: { preExecute: () => void r.mark('pre') } });
+    const res = await rt.execute({ name: 'echo', args });
+    expect(!res.ok && res.error.code).toBe('INVALID_ARGS');
+    expect(r.seen).toEqual([]);
+  });
+
+  it('cyclic arguments are INVALID_ARGS', async () => {
+    const rt = await createRuntime({ tools: [echo] });
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    const res = await rt.execute({ name: 'echo', args: cyclic });
+    expect(!res.ok && res.error.message).toContain('cycle');
+  });
+
+  it('schema validation reports the failing paths (zod and JSON Schema)', async () => {
+    const js = defineTool({
+      name: 'js',
+      description: '',
+      input: { type: 'object', properties: { n: { type: 'integer', minimum: 1 }, tags: { type: 'array', items: { type: 'string' } } }, required: ['n'], additionalProperties: false },
+      execute: () => 1,
+    });
+    const rt = await createRuntime({ tools: [echo, js] });
+    const a = await rt.execute({ name: 'echo', args: { text: 5 } });
+    expect(!a.ok && a.error.code).toBe('INVALID_ARGS');
+    expect(!a.ok && a.error.message).toContain('$.text');
+    const b = await rt.execute({ name: 'js', args: { n: 0, tags: ['a', 2], extra: true } });
+    expect(!b.ok && b.error.code).toBe('INVALID_ARGS');
+    const msg = !b.ok ? b.error.message : '';
+    expect(msg).toContain('$.n');
+    expect(msg).toContain('$.tags[1]');
+    expect(msg).toContain('$.extra');
+    const c = await rt.execute({ name: 'js', args: {} });
+    expect(!c.ok && c.error.message).toContain('$.n');
+  });
+
+  it('a body throw is TOOL_ERROR with the message kept and no host stack', async () => {
+    const bad = defineTool({ name: 'bad', description: '', input: {}, execute: () => { throw new Error('disk on fire'); } });
+    const rt = await createRuntime({ tools: [bad] });
+    const res = await rt.execute({ name: 'bad', args: {} });
+    expect(!res.ok && res.error).toMatchObject({ code: 'TOOL_ERROR', message: 'disk on fire' });
+    const text = JSON.stringify(res);
+    expect(text).not.toContain('pipeline.test');
+    expect(text).not.toMatch(/\bat .*\.ts:\d+/);
+  });
+
+  it('output must be JSON and match the output schema (INVALID_TOOL_OUTPUT)', async () => {
+    const notJson = defineTool({ name: 'nj', description: '', input: {}, execute: () => ({ when: new Date() }) });
+    const wrong = defineTool({ name: 'wrong', description: '', input: {}, output: z.object({ n: z.number() }), execute: () => ({ n: 'one' }) });
+    const rt = await createRuntime({ tools: [notJson, wrong] });
+    for (const name of ['nj', 'wrong']) {
+      const res = await rt.execute({ name, args: {} });
+      expect(!res.ok && res.error.code).toBe('INVALID_TOOL_OUTPUT');
+    }
+  });
+
+  it('finalizeContent runs exactly once per outcome, failures included', async () => {
+    const counts = new Map<string, number>();
+    const finalize = (c: ContentBlock[], o: OutcomeSummary) => {
+      const key = o.code ?? 'OK';
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+      return c;
+    };
+    const slow = defineTool({ name: 'slow', description: '', input: {}, timeoutMs: 10, execute: () => new Promise((r) => setTimeout(r, 50)) });
+    const bad = defineTool({ name: 'bad', description: '', input: {}, execute: () => { throw new Error('x'); } });
+    const rt = await createRuntime({
+      tools: [echo, slow, bad],
+      finalizeContent: finalize,
+      hooks: { preExecute: (c) => (c.call.args && (c.call.args as { deny?: boolean }).deny ? { action: 'deny' } : undefined) },
+    });
+    await rt.execute({ name: 'echo', args: { text: 'ok' } });
+    await rt.execute({ name: 'echo', args: { nope: 1 } });
+    await rt.execute({ name: 'missing', args: {} });
+    await rt.execute({ name: 'slow', args: {} });
+    await rt.execute({ name: 'bad', args: {} });
+    await rt.execute({ name: 'slow', args: { deny: true } });
+    expect(Object.fromEntries(counts)).toEqual({ OK: 1, INVALID_ARGS: 1, UNKNOWN_TOOL: 1, TOOL_TIMEOUT: 1, TOOL_ERROR: 1, DENIED: 1 });
+  });
+
+  it('abort after the body started: a success becomes ABORTED, and the started body is awaited first', async () => {
+    const gate = deferred();
+    let bodyDone = false;
+    const t = defineTool({ name: 't', description: '', input: {}, execute: async () => { await gate.promise; bodyDone = true; return 1; } });
+    const rt = await createRuntime({ tools: [t] });
+    const ac = new AbortController();
+    const pending = rt.execute({ name: 't', args: {} }, { signal: ac.signal });
+    await new Promise((r) => setTimeout(r, 5));
+    ac.abort();
+    setTimeout(() => gate.resolve(), 20);
+    const res = await pending;
+    expect(bodyDone).toBe(true);
+    expect(!res.ok && res.error.code).toBe('ABORTED');
+  });
+
+  it('abort keeps a tool error, and a time-out keeps TOOL_TIMEOUT', async () => {
+    const failing = defineTool({
+      name: 'failing',
+      description: '',
+      input: {},
+      execute: (_a, ctx) => new Promise((_r, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('interrupted')))),
+    });
+    const slow = defineTool({ name: 'slow', description: '', input: {}, timeoutMs: 20, execute: (_a, ctx) => new Promise((r) => ctx.signal.addEventListener('abort', () => r(1))) });
+    const rt = await createRuntime({ tools: [failing, slow] });
+    const ac = new AbortController();
+    const pending = rt.execute({ name: 'failing', args: {} }, { signal: ac.signal });
+    setTimeout(() => ac.abort(), 5);
+    const res = await pending;
+    expect(!res.ok && res.error).toMatchObject({ code: 'TOOL_ERROR', message: 'interrupted' });
+    const timed = await rt.execute({ name: 'slow', args: {} });
+    expect(!timed.ok && timed.error.code).toBe('TOOL_TIMEOUT');
+  });
+
+  it('a body that ignores abort is abandoned after abortGraceMs (the call still settles)', async () => {
+    const stuck = defineTool({ name: 'stuck', description: '', input: {}, execute: () => new Promise(() => {}) });
+    const rt = await createRuntime({ tools: [stuck], abortGraceMs: 20 });
+    const ac = new AbortController();
+    const pending = rt.execute({ name: 'stuck', args: {} }, { signal: ac.signal });
+    setTimeout(() => ac.abort(), 5);
+    const res = await pending;
+    expect(!res.ok && res.error.code).toBe('ABORTED');
+  });
+
+  it('execute middleware: a double next() is refused and the body runs once', async () => {
+    let runs = 0;
+    const t = defineTool({ name: 't', description: '', input: {}, execute: () => ++runs });
+    const rt = await createRuntime({
+      tools: [t],
+      hooks: { execute: async (_c, next) => { await next(); return next(); } },
+    });
+    const res = await rt.execute({ name: 't', args: {} });
+    expect(!res.ok && res.error.code).toBe('INTERNAL_ERROR');
+    expect(!res.ok && res.error.message).toContain('next()');
+    expect(runs).toBe(1);
+  });
+
+  it('hooks see frozen arguments and cannot rewrite what the body receives', async () => {
+    let got: unknown;
+    let frozen = false;
+    const t = defineTool({ name: 't', description: '', input: { type: 'object' }, execute: (a) => ((got = a), 1) });
+    const rt = await createRuntime({
+      tools: [t],
+      hooks: {
+        preExecute: (ctx) => {
+          frozen = Object.isFrozen(ctx.call.args);
+          try {
+            (ctx.call.args as Record<string, unknown>).x = 'rewritten';
+          } catch {
+            // frozen
+          }
+        },
+      },
+    });
+    await rt.execute({ name: 't', args: { x: 'original' } });
+    expect(frozen).toBe(true);
+    expect(got).toEqual({ x: 'original' });
+  });
+
+  it('a throwing pre-execute hook or guard is contained as a denial', async () => {
+    const rt = await createRuntime({ tools: [echo], hooks: { preExecute: () => { throw new Error('hook bug'); } } });
+    const res = await rt.execute({ name: 'echo', args: { text: 'a' } });
+    expect(!res.ok && res.error).toMatchObject({ code: 'DENIED', reason: 'policy' });
+    const rt2 = await createRuntime({ tools: [echo], hooks: { guards: () => Promise.reject(new Error('guard bug')) } });
+    const res2 = await rt2.execute({ name: 'echo', args: { text: 'a' } });
+    expect(!res2.ok && res2.error).toMatchObject({ code: 'DENIED', reason: 'guard' });
+  });
+
+  it('post-execute hooks replace value or content, block, and add context', async () => {
+    const rt = await createRuntime({ tools: [echo] });
+    const off = rt.use({ postExecute: () => ({ action: 'replace', value: { text: 'replaced' } }) });
+    const a = await rt.execute({ name: 'echo', args: { text: 'a' } });
+    expect(a.ok && a.value).toEqual({ text: 'replaced' });
+    expect(a.content[0]).toEqual({ type: 'text', text: JSON.stringify({ text: 'replaced' }, null, 2) });
+    off();
+    const off2 = rt.use({ postExecute: [() => ({ action: 'replace', content: 'short' }), () => ({ action: 'context', context: 'note: cached' })] });
+    const b = await rt.execute({ name: 'echo', args: { text: 'b' } });
+    expect(b.ok && b.value).toEqual({ text: 'b' });
+    expect(b.content).toEqual([{ type: 'text', text: 'short' }, { type: 'text', text: 'note: cached' }]);
+    expect(b.meta.additionalContext).toEqual(['note: cached']);
+    off2();
+    rt.use({ postExecute: () => ({ action: 'block', reason: 'secret' }) });
+    const c = await rt.execute({ name: 'echo', args: { text: 'c' } });
+    expect(!c.ok && c.error).toMatchObject({ code: 'DENIED', reason: 'blocked', message: 'secret' });
+  });
+
+  it('emits tool/call and tool/result for every call; failing listeners never break a call; audit writes JSON lines', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'isocode-audit-'));
+    const path = join(dir, 'audit.jsonl');
+    const rt = await createRuntime({ tools: [echo], audit: { path }, onEvent: () => { throw new Error('listener bug'); } });
+    rt.on(() => Promise.reject(new Error('async listener bug')));
+    const res = await rt.execute({ name: 'echo', args: { text: 'a' } });
+    expect(res.ok).toBe(true);
+    await rt.execute({ name: 'nope', args: {} });
+    await rt.close();
+    const lines = readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; ok?: boolean; code?: string; args?: unknown });
+    expect(lines.map((l) => l.type)).toEqual(['tool/call', 'tool/result', 'tool/call', 'tool/result']);
+    expect(lines[0]?.args).toEqual({ text: 'a' });
+    expect(lines[3]).toMatchObject({ ok: false, code: 'UNKNOWN_TOOL' });
+  });
+
+  it('an unknown scope is INVALID_SCOPE, not an exception', async () => {
+    const rt = await createRuntime({ tools: [echo] });
+    const res = await rt.execute({ name: 'echo', args: { text: 'a' } }, { scope: 'ghost' });
+    expect(!res.ok && res.error.code).toBe('INVALID_SCOPE');
+  });
+});
