@@ -4,3 +4,17 @@
  * its tools through {@link loadSources}.
  */
 export { builtinDemoTools } from './demo.js';
+export {
+  loadConfig,
+  parseConfig,
+  resolveApiKeys,
+  formatConfigPath,
+  DEFAULT_CONFIG_FILE,
+} from './config.js';
+export type {
+  LoadConfigOptions,
+  ParseConfigOptions,
+  ConfigIssue,
+  ResolvedApiKey,
+} from './config.js';
+export type * from './config-types.js';

@@ -1,0 +1,164 @@
+/** zod 4 schemas of `isocode.config.json` (structure only; cross-references are checked in config.ts). */
+import { z } from 'zod';
+
+/** A source namespace: a letter, then letters, digits, `_` or `-`; at most 32 characters. */
+export const SOURCE_NAME_RE = /^[A-Za-z][A-Za-z0-9_-]{0,31}$/;
+/** A scope name: a letter or digit, then letters, digits, `_`, `.` or `-`; at most 64 characters. */
+export const SCOPE_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+/** A tool-name pattern: tool-name characters and `*`. */
+export const TOOL_PATTERN_RE = /^[A-Za-z0-9_.*-]{1,64}$/;
+/** An environment variable name. */
+export const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** An HTTP header name (RFC 9110 token). */
+export const HEADER_NAME_RE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+const int = (min: number, max = Number.MAX_SAFE_INTEGER): z.ZodNumber =>
+  z.number().int().min(min).max(max);
+const nonEmpty = z.string().min(1);
+const envName = z.string().regex(ENV_NAME_RE, 'expected an environment variable name');
+const scopeName = z
+  .string()
+  .regex(
+    SCOPE_NAME_RE,
+    'expected a scope name (letters, digits, "_", "." or "-", starting with a letter or digit)',
+  );
+
+export const limitsSchema = z.strictObject({
+  memoryMb: int(8, 65_536).optional(),
+  cpuMs: int(1).optional(),
+  wallMs: int(1).optional(),
+  maxLogBytes: int(0).optional(),
+  maxResultBytes: int(1).optional(),
+  maxCalls: int(0).optional(),
+  maxCallsInFlight: int(1).optional(),
+});
+
+const pattern = z
+  .string()
+  .regex(TOOL_PATTERN_RE, 'expected a tool-name pattern (tool-name characters and "*")');
+
+export const scopeSchema = z.strictObject({
+  parent: scopeName.optional(),
+  allow: z.array(pattern).optional(),
+  deny: z.array(pattern).optional(),
+  mode: z.enum(['native', 'code', 'both']).optional(),
+  limits: limitsSchema.optional(),
+});
+
+const apiKeySchema = z
+  .strictObject({ key: nonEmpty.optional(), keyEnv: envName.optional(), scope: scopeName })
+  .superRefine((v, ctx) => {
+    if ((v.key === undefined) === (v.keyEnv === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'expected exactly one of "key" or "keyEnv"',
+        path: [],
+      });
+    }
+  });
+
+export const serverSchema = z.strictObject({
+  host: nonEmpty.default('127.0.0.1'),
+  port: int(0, 65_535).default(8787),
+  apiKeys: z.array(apiKeySchema).default([]),
+  maxBodyBytes: int(1024).default(1_048_576),
+});
+
+/** The top level. `sources` entries are checked one by one (see `sourceSchemaFor`). */
+export const topLevelSchema = z.strictObject({
+  $schema: z.string().optional(),
+  sources: z.array(z.unknown()).optional(),
+  defaultScope: scopeName.default('default'),
+  scopes: z.record(z.string(), scopeSchema).optional(),
+  limits: limitsSchema.default({}),
+  typecheck: z.enum(['error', 'warn', 'off']).default('error'),
+  maxParallelSubCalls: int(1, 1000).default(10),
+  defaultTimeoutMs: int(1).default(60_000),
+  audit: z.strictObject({ path: nonEmpty }).optional(),
+  server: serverSchema.default({
+    host: '127.0.0.1',
+    port: 8787,
+    apiKeys: [],
+    maxBodyBytes: 1_048_576,
+  }),
+});
+
+export const builtinSourceSchema = z.strictObject({ builtin: z.enum(['demo']) });
+
+export const moduleSourceSchema = z.strictObject({
+  module: nonEmpty,
+  name: z
+    .string()
+    .regex(
+      SOURCE_NAME_RE,
+      'expected a source name (a letter, then letters, digits, "_" or "-"; at most 32)',
+    )
+    .optional(),
+});
+
+const mcpCommon = {
+  name: z
+    .string()
+    .regex(
+      SOURCE_NAME_RE,
+      'expected a source name (a letter, then letters, digits, "_" or "-"; at most 32)',
+    ),
+  timeoutMs: int(1).optional(),
+  connectTimeoutMs: int(1).default(30_000),
+};
+
+export const mcpStdioSchema = z.strictObject({
+  command: nonEmpty,
+  args: z.array(z.string()).default([]),
+  env: z.record(envName, z.string()).default({}),
+  inheritEnv: z.array(envName).default([]),
+  cwd: nonEmpty.optional(),
+  stderr: z.enum(['capture', 'inherit', 'ignore']).default('capture'),
+});
+
+export const mcpHttpSchema = z.strictObject({
+  url: z
+    .string()
+    .refine(
+      (s) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol),
+      'expected an http: or https: URL',
+    ),
+  headers: z
+    .record(z.string().regex(HEADER_NAME_RE, 'expected an HTTP header name'), z.string())
+    .default({}),
+  headersEnv: z
+    .record(z.string().regex(HEADER_NAME_RE, 'expected an HTTP header name'), envName)
+    .default({}),
+});
+
+export const mcpSourceSchema = z.strictObject({
+  ...mcpCommon,
+  mcp: z.record(z.string(), z.unknown()),
+});
+
+/** The kind of a `sources` entry, from the key it has, or a problem message. */
+export function sourceKindOf(entry: unknown): 'builtin' | 'module' | 'mcp' | { problem: string } {
+  if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+    return { problem: 'expected an object with one of "builtin", "module" or "mcp"' };
+  }
+  const has = (k: string): boolean => Object.prototype.hasOwnProperty.call(entry, k);
+  const kinds = (['builtin', 'module', 'mcp'] as const).filter(has);
+  if (kinds.length === 1 && kinds[0] !== undefined) return kinds[0];
+  if (kinds.length === 0)
+    return { problem: 'expected one of the keys "builtin", "module" or "mcp"' };
+  return {
+    problem: `expected only one of the keys "builtin", "module" or "mcp", got ${kinds.map((k) => `"${k}"`).join(' and ')}`,
+  };
+}
+
+/** The transport of an `mcp` object, from the key it has, or a problem message. */
+export function mcpTransportOf(
+  mcp: Record<string, unknown>,
+): 'stdio' | 'http' | { problem: string } {
+  const has = (k: string): boolean => Object.prototype.hasOwnProperty.call(mcp, k);
+  if (has('command') && has('url'))
+    return { problem: 'expected either "command" (stdio) or "url" (HTTP), not both' };
+  if (has('command')) return 'stdio';
+  if (has('url')) return 'http';
+  return { problem: 'expected "command" (stdio) or "url" (streamable HTTP)' };
+}

@@ -1,0 +1,170 @@
+/**
+ * The parsed, validated shape of `isocode.config.json`. Every relative path is already resolved
+ * against the config file's directory and every default is filled in. See docs/config.md.
+ */
+import type { PresentationMode } from '../index.js';
+
+/** How type errors in a `run_code` program are treated. */
+export type TypecheckMode = 'error' | 'warn' | 'off';
+
+/** What happens to an upstream stdio server's stderr. */
+export type StderrMode = 'capture' | 'inherit' | 'ignore';
+
+/** `{ "builtin": "demo" }`: the built-in demo tools (`kv.*`, `text.*`). */
+export interface BuiltinSourceConfig {
+  kind: 'builtin';
+  /** Which built-in set. Only `demo` exists. */
+  builtin: 'demo';
+}
+
+/** `{ "module": "./tools.mjs" }`: a JS or TS module exporting tools. */
+export interface ModuleSourceConfig {
+  kind: 'module';
+  /** Absolute path of the module (`.mjs`, `.js`, `.cjs`, `.ts`, `.mts`, `.cts`). */
+  module: string;
+  /** A label for status and error messages. @default the file name */
+  name: string;
+}
+
+/** An upstream MCP server spawned as a child process, spoken to over stdio. */
+export interface McpStdioConfig {
+  /** The executable: a name looked up on PATH, or a path (`./x` is resolved against the config's directory). */
+  command: string;
+  /** Arguments, passed unchanged. @default [] */
+  args: string[];
+  /**
+   * Extra environment variables. The child gets only a safe default set (HOME, PATH, SHELL, TERM,
+   * USER, LOGNAME), then `inheritEnv`, then these. @default {}
+   */
+  env: Record<string, string>;
+  /** Names of this process's environment variables to pass through to the child. @default [] */
+  inheritEnv: string[];
+  /** The child's working directory. @default the config file's directory */
+  cwd: string;
+  /**
+   * The child's stderr: `capture` keeps the last few KB for status and connection errors,
+   * `inherit` forwards it to this process's stderr, `ignore` drops it. @default "capture"
+   */
+  stderr: StderrMode;
+}
+
+/** An upstream MCP server reached over streamable HTTP. */
+export interface McpHttpConfig {
+  /** The MCP endpoint, `http:` or `https:`. */
+  url: string;
+  /** Extra request headers (for example `Authorization`). @default {} */
+  headers: Record<string, string>;
+  /** Headers whose value is read from an environment variable when the source loads: header name → variable name. @default {} */
+  headersEnv: Record<string, string>;
+}
+
+/** `{ "name": "fs", "mcp": {...} }`: the tools of an upstream MCP server, as `<name>.<tool>`. */
+export interface McpSourceConfig {
+  kind: 'mcp';
+  /** The namespace of the source's tools: a letter, then letters, digits, `_` or `-`; at most 32 characters. */
+  name: string;
+  /** How to reach the server. */
+  mcp: McpStdioConfig | McpHttpConfig;
+  /** Per-call time limit for this source's tools, in milliseconds. @default the config's `defaultTimeoutMs` */
+  timeoutMs: number | undefined;
+  /** Time limit for connecting (spawn, initialize, first tools/list), in milliseconds. @default 30000 */
+  connectTimeoutMs: number;
+}
+
+/** One entry of `sources`. */
+export type SourceConfig = BuiltinSourceConfig | ModuleSourceConfig | McpSourceConfig;
+
+/** Per-run resource limits. Unset keys take the runtime's defaults. */
+export interface LimitsConfig {
+  /** Isolate heap limit in MB. */
+  memoryMb?: number | undefined;
+  /** CPU time a program may use, in milliseconds. */
+  cpuMs?: number | undefined;
+  /** Wall-clock time of a run, in milliseconds. */
+  wallMs?: number | undefined;
+  /** Most bytes of console output kept per run. */
+  maxLogBytes?: number | undefined;
+  /** Largest result of a run, in bytes of JSON. */
+  maxResultBytes?: number | undefined;
+  /** Most nested tool calls per run. */
+  maxCalls?: number | undefined;
+  /** Most nested tool calls in flight at once per run. */
+  maxCallsInFlight?: number | undefined;
+}
+
+/** A scope: which tools a caller sees and how they are presented. */
+export interface ScopeConfig {
+  /** A scope whose tools, mode and limits this one starts from. */
+  parent: string | undefined;
+  /** Tool-name patterns (`*` matches any run of characters) this scope may use. @default all of the parent's (or all) tools */
+  allow: string[] | undefined;
+  /** Tool-name patterns removed after `allow`. @default [] */
+  deny: string[] | undefined;
+  /** Presentation mode. @default the parent's mode; a scope with no parent gets "code" */
+  mode: PresentationMode | undefined;
+  /** Limits overriding the top-level `limits` (and the parent's). @default {} */
+  limits: LimitsConfig | undefined;
+}
+
+/** Where audit records go. */
+export interface AuditConfig {
+  /** A JSON Lines file, appended to. Absolute. */
+  path: string;
+}
+
+/** An API key given literally in the config. */
+export interface LiteralApiKeyConfig {
+  /** The bearer token. */
+  key: string;
+  /** The scope a request with this key runs in. */
+  scope: string;
+}
+
+/** An API key read from an environment variable when the server starts. */
+export interface EnvApiKeyConfig {
+  /** The environment variable holding the bearer token. */
+  keyEnv: string;
+  /** The scope a request with this key runs in. */
+  scope: string;
+}
+
+/** One API key of the HTTP service. */
+export type ApiKeyConfig = LiteralApiKeyConfig | EnvApiKeyConfig;
+
+/** The HTTP service (`isocode serve`). */
+export interface ServerConfig {
+  /** Interface to bind. @default "127.0.0.1" */
+  host: string;
+  /** TCP port (0: any free port). @default 8787 */
+  port: number;
+  /** Bearer keys, each bound to a scope. @default [] */
+  apiKeys: ApiKeyConfig[];
+  /** Largest request body, in bytes. @default 1048576 */
+  maxBodyBytes: number;
+}
+
+/** A validated isocode configuration. */
+export interface IsocodeConfig {
+  /** Absolute path of the file read; undefined when no file was used. */
+  configPath: string | undefined;
+  /** The directory relative paths were resolved against. */
+  baseDir: string;
+  /** Where tools come from, in order. @default [{ kind: "builtin", builtin: "demo" }] */
+  sources: SourceConfig[];
+  /** The scope of callers that name none. @default "default" */
+  defaultScope: string;
+  /** Scopes by name. @default { [defaultScope]: { mode: "code" } } */
+  scopes: Record<string, ScopeConfig>;
+  /** Per-run limits for every scope. @default {} (the runtime's defaults) */
+  limits: LimitsConfig;
+  /** Type errors in programs: fail the run, report them as warnings, or skip checking. @default "error" */
+  typecheck: TypecheckMode;
+  /** Most nested calls of one program running in parallel. @default 10 */
+  maxParallelSubCalls: number;
+  /** Per-call time limit of tools that set none, in milliseconds. @default 60000 */
+  defaultTimeoutMs: number;
+  /** Audit log. @default undefined (no audit file) */
+  audit: AuditConfig | undefined;
+  /** The HTTP service. */
+  server: ServerConfig;
+}
