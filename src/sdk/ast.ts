@@ -1,0 +1,173 @@
+/** A small TypeScript type AST with smart constructors and a printer (multi-line object literals). */
+import { jsDoc } from './jsdoc.js';
+import { propertyKey } from './names.js';
+
+/** A property of an object type. */
+export interface Member {
+  /** The raw property name (quoted on print when needed). */
+  name: string;
+  optional: boolean;
+  type: TypeNode;
+  doc: string[];
+}
+
+/** A TypeScript type. `ref` points at a named declaration by key and is resolved when printed. */
+export type TypeNode =
+  | { kind: 'keyword'; text: string }
+  | { kind: 'ref'; key: string; guarded: boolean }
+  | { kind: 'union'; members: TypeNode[] }
+  | { kind: 'intersection'; members: TypeNode[] }
+  | { kind: 'array'; element: TypeNode }
+  | { kind: 'tuple'; elements: TypeNode[]; required: number; rest: TypeNode | undefined }
+  | { kind: 'object'; members: Member[]; index: TypeNode | undefined };
+
+export const JSON_VALUE: TypeNode = { kind: 'keyword', text: 'JsonValue' };
+export const UNKNOWN: TypeNode = { kind: 'keyword', text: 'unknown' };
+export const NEVER: TypeNode = { kind: 'keyword', text: 'never' };
+export const NULL: TypeNode = { kind: 'keyword', text: 'null' };
+export const UNDEFINED: TypeNode = { kind: 'keyword', text: 'undefined' };
+
+/** A keyword, literal or other atomic type text. */
+export function keyword(text: string): TypeNode {
+  return { kind: 'keyword', text };
+}
+
+function is(node: TypeNode, text: string): boolean {
+  return node.kind === 'keyword' && node.text === text;
+}
+
+function dedupe(nodes: TypeNode[]): TypeNode[] {
+  const seen = new Set<string>();
+  return nodes.filter((n) => {
+    const k = JSON.stringify(n);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+const JSON_SUBSUMED = new Set(['string', 'number', 'boolean', 'null']);
+
+/** `A | B`: flattened and deduplicated; `unknown` absorbs, `never` vanishes, `JsonValue` absorbs primitives. */
+export function union(nodes: readonly TypeNode[]): TypeNode {
+  let flat = dedupe(
+    nodes.flatMap((n) => (n.kind === 'union' ? n.members : [n])).filter((n) => !is(n, 'never')),
+  );
+  if (flat.some((n) => is(n, 'unknown'))) return UNKNOWN;
+  if (flat.some((n) => is(n, 'JsonValue'))) {
+    flat = flat.filter(
+      (n) =>
+        !(
+          n.kind === 'keyword' &&
+          (JSON_SUBSUMED.has(n.text) || /^["\d-]|^true$|^false$/.test(n.text))
+        ),
+    );
+    flat.unshift(JSON_VALUE);
+    flat = dedupe(flat);
+  }
+  if (flat.length === 0) return NEVER;
+  return flat.length === 1 ? (flat[0] as TypeNode) : { kind: 'union', members: flat };
+}
+
+/**
+ * `A & B`: flattened and deduplicated; unconstraining members (`JsonValue`, `unknown`) are dropped, so an
+ * empty intersection is `JsonValue` (any JSON value); `never` absorbs.
+ */
+export function intersection(nodes: readonly TypeNode[]): TypeNode {
+  const flat = dedupe(
+    nodes
+      .flatMap((n) => (n.kind === 'intersection' ? n.members : [n]))
+      .filter((n) => !is(n, 'JsonValue') && !is(n, 'unknown')),
+  );
+  if (flat.some((n) => is(n, 'never'))) return NEVER;
+  if (flat.length === 0)
+    return nodes.length > 0 && nodes.every((n) => is(n, 'unknown')) ? UNKNOWN : JSON_VALUE;
+  return flat.length === 1 ? (flat[0] as TypeNode) : { kind: 'intersection', members: flat };
+}
+
+/** Resolves a `ref` node to the text printed for it (a type name, or `unknown` for a broken cycle). */
+export type RefResolver = (ref: { key: string; guarded: boolean }) => string;
+
+function wrapped(
+  node: TypeNode,
+  indent: string,
+  resolve: RefResolver,
+  wrapIntersections: boolean,
+): string {
+  const text = printType(node, indent, resolve);
+  const needs = node.kind === 'union' || (wrapIntersections && node.kind === 'intersection');
+  return needs ? `(${text})` : text;
+}
+
+/** Prints a type; multi-line object literals are indented relative to `indent`. */
+export function printType(node: TypeNode, indent: string, resolve: RefResolver): string {
+  switch (node.kind) {
+    case 'keyword':
+      return node.text;
+    case 'ref':
+      return resolve(node);
+    case 'union':
+      return node.members.map((m) => printType(m, indent, resolve)).join(' | ');
+    case 'intersection':
+      return node.members.map((m) => wrapped(m, indent, resolve, false)).join(' & ');
+    case 'array':
+      return `${wrapped(node.element, indent, resolve, true)}[]`;
+    case 'tuple': {
+      const parts = node.elements.map((e, i) =>
+        i < node.required ? printType(e, indent, resolve) : `${wrapped(e, indent, resolve, true)}?`,
+      );
+      if (node.rest !== undefined) parts.push(`...${wrapped(node.rest, indent, resolve, true)}[]`);
+      return `[${parts.join(', ')}]`;
+    }
+    case 'object':
+      return `{\n${printMembers(node, `${indent}  `, resolve)}${indent}}`;
+  }
+}
+
+/** The member lines of an object type (each ending in a newline), at `indent`. */
+export function printMembers(
+  node: Extract<TypeNode, { kind: 'object' }>,
+  indent: string,
+  resolve: RefResolver,
+): string {
+  let out = '';
+  for (const m of node.members) {
+    out += jsDoc(m.doc, indent);
+    out += `${indent}${propertyKey(m.name)}${m.optional ? '?' : ''}: ${printType(m.type, indent, resolve)};\n`;
+  }
+  if (node.index !== undefined)
+    out += `${indent}[key: string]: ${printType(node.index, indent, resolve)};\n`;
+  return out;
+}
+
+/** Rebuilds `node` with every `ref` replaced by `replace(ref)`, re-simplifying unions and intersections. */
+export function mapRefs(
+  node: TypeNode,
+  replace: (ref: Extract<TypeNode, { kind: 'ref' }>) => TypeNode,
+): TypeNode {
+  const map = (n: TypeNode): TypeNode => mapRefs(n, replace);
+  switch (node.kind) {
+    case 'keyword':
+      return node;
+    case 'ref':
+      return replace(node);
+    case 'union':
+      return union(node.members.map(map));
+    case 'intersection':
+      return intersection(node.members.map(map));
+    case 'array':
+      return { kind: 'array', element: map(node.element) };
+    case 'tuple':
+      return {
+        ...node,
+        elements: node.elements.map(map),
+        rest: node.rest === undefined ? undefined : map(node.rest),
+      };
+    case 'object':
+      return {
+        kind: 'object',
+        members: node.members.map((m) => ({ ...m, type: map(m.type) })),
+        index: node.index === undefined ? undefined : map(node.index),
+      };
+  }
+}

@@ -1,0 +1,328 @@
+/** Tool catalog → the SDK declaration text a program is written and type-checked against. */
+import { createHash } from 'node:crypto';
+import type { ToolSchema } from '../tools/types.js';
+import type { TypeNode } from './ast.js';
+import { type SdkBinding, compareNames, sdkBindings } from './bindings.js';
+import { type SchemaDoc, SchemaConverter } from './convert.js';
+import { printDeclarations } from './declarations.js';
+import { jsDoc, textLines } from './jsdoc.js';
+import { NameAllocator, pascalCase, propertyKey } from './names.js';
+import { fillTemplate, readTemplate } from './templates.js';
+import type { SdkWarning } from './types.js';
+
+/** Options of {@link renderSdk}. */
+export interface RenderSdkOptions {
+  /** Nesting depth of inline subschemas before a part becomes `unknown`. @default 32 */
+  maxDepth?: number | undefined;
+  /** Render dotted tool names as nested objects (`tools.github.create_issue`). @default true */
+  namespaces?: boolean | undefined;
+  /**
+   * Treat input objects without `additionalProperties` as closed (no index signature), so a misspelt
+   * optional argument is a type error. Output objects stay open.
+   * @default false
+   */
+  closeInputObjects?: boolean | undefined;
+}
+
+/** A rendered SDK. */
+export interface RenderedSdk {
+  /** The declaration script: prelude, `interface Tools`, `declare const tools`, per-tool types. */
+  text: string;
+  /** SHA-256 (hex) of `text`. */
+  hash: string;
+  warnings: SdkWarning[];
+  /** Every rendered tool's binding path, sorted by tool name. */
+  bindings: SdkBinding[];
+}
+
+const DEFAULT_MAX_DEPTH = 32;
+const MAX_NODES = 100_000;
+const PARAM_HINT_LENGTH = 100;
+
+interface Entry {
+  name: string;
+  description: string;
+  inputSchema: unknown;
+  outputSchema: unknown;
+  hasOutput: boolean;
+}
+
+function ownValue(o: object, key: string): unknown {
+  return Object.prototype.hasOwnProperty.call(o, key)
+    ? (o as Record<string, unknown>)[key]
+    : undefined;
+}
+
+function message(err: unknown): string {
+  try {
+    return err instanceof Error ? err.message : String(err);
+  } catch {
+    return 'unreadable error';
+  }
+}
+
+function canonical(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? '';
+  } catch {
+    return '';
+  }
+}
+
+/** Reads one field of an entry; a throwing accessor gives undefined and a warning. */
+function field(raw: object, key: string, tool: string, warnings: SdkWarning[]): unknown {
+  try {
+    return ownValue(raw, key);
+  } catch (err) {
+    warnings.push({ tool, pointer: `/${key}`, message: `could not be read: ${message(err)}` });
+    return undefined;
+  }
+}
+
+function entry(raw: unknown, warnings: SdkWarning[]): Entry | undefined {
+  let name: unknown;
+  try {
+    name = typeof raw === 'object' && raw !== null ? ownValue(raw, 'name') : undefined;
+  } catch {
+    name = undefined;
+  }
+  if (typeof raw !== 'object' || raw === null || typeof name !== 'string' || name === '') {
+    const tool = typeof name === 'string' ? name : '';
+    warnings.push({ tool, pointer: '', message: 'not a tool entry (needs a non-empty name)' });
+    return undefined;
+  }
+  const description = field(raw, 'description', name, warnings);
+  const outputSchema = field(raw, 'outputSchema', name, warnings);
+  return {
+    name,
+    description: typeof description === 'string' ? description : '',
+    inputSchema: field(raw, 'inputSchema', name, warnings),
+    outputSchema,
+    hasOutput: outputSchema !== undefined && outputSchema !== null,
+  };
+}
+
+/** Valid entries, one per name (the smallest JSON text wins a duplicate, so input order never matters). */
+function entries(catalog: readonly unknown[], warnings: SdkWarning[]): Entry[] {
+  const byName = new Map<string, { entry: Entry; json: string }>();
+  const list = Array.isArray(catalog) ? (catalog as unknown[]) : [];
+  if (!Array.isArray(catalog)) {
+    warnings.push({ tool: '', pointer: '', message: 'the catalog is not an array' });
+  }
+  for (const raw of list) {
+    const e = entry(raw, warnings);
+    if (e === undefined) continue;
+    const json = canonical(raw);
+    const prior = byName.get(e.name);
+    if (prior !== undefined) {
+      warnings.push({ tool: e.name, pointer: '', message: 'duplicate tool name; one entry kept' });
+      if (prior.json <= json) continue;
+    }
+    byName.set(e.name, { entry: e, json });
+  }
+  return [...byName.values()].map((v) => v.entry).sort((a, b) => compareNames(a.name, b.name));
+}
+
+interface ToolTypes {
+  declarations: string[];
+  inputName: string;
+  outputName: string | undefined;
+  inputNode: TypeNode | undefined;
+  outputDoc: string;
+}
+
+function toolTypes(
+  entry: Entry,
+  stem: string,
+  names: NameAllocator,
+  options: RenderSdkOptions,
+  warnings: SdkWarning[],
+): ToolTypes {
+  const inputName = `${stem}Input`;
+  const outputName = entry.hasOutput ? `${stem}Output` : undefined;
+  const converter = new SchemaConverter(entry.name, stem, names, {
+    maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH,
+    maxNodes: MAX_NODES,
+  });
+  const input: SchemaDoc = {
+    id: 'input',
+    root: entry.inputSchema,
+    pointerPrefix: '/inputSchema',
+    closedObjects: options.closeInputObjects === true,
+  };
+  const output: SchemaDoc = {
+    id: 'output',
+    root: entry.outputSchema,
+    pointerPrefix: '/outputSchema',
+    closedObjects: false,
+  };
+  try {
+    const inputNamed = converter.nameRoot(input, inputName);
+    if (outputName !== undefined) converter.nameRoot(output, outputName);
+    converter.drain();
+    const declarations = printDeclarations(converter.named, entry.name, converter.warnings);
+    warnings.push(...converter.warnings);
+    const description =
+      typeof entry.outputSchema === 'object' && entry.outputSchema !== null
+        ? ownValue(entry.outputSchema, 'description')
+        : undefined;
+    return {
+      declarations,
+      inputName,
+      outputName,
+      inputNode: inputNamed.node,
+      outputDoc: typeof description === 'string' ? (textLines(description)[0] ?? '') : '',
+    };
+  } catch (err) {
+    warnings.push({
+      tool: entry.name,
+      pointer: '',
+      message: `schema could not be read: ${message(err)}`,
+    });
+    const declarations = [`type ${inputName} = unknown;`];
+    if (outputName !== undefined) declarations.push(`type ${outputName} = unknown;`);
+    return { declarations, inputName, outputName, inputNode: undefined, outputDoc: '' };
+  }
+}
+
+function hint(text: string): string {
+  const first = textLines(text)[0] ?? '';
+  return first.length > PARAM_HINT_LENGTH
+    ? `${first.slice(0, PARAM_HINT_LENGTH - 1).trimEnd()}…`
+    : first;
+}
+
+function toolBlock(key: string, entry: Entry, t: ToolTypes): string {
+  const lines = textLines(entry.description);
+  const optionalInput =
+    t.inputNode?.kind === 'object' && t.inputNode.members.every((m) => m.optional);
+  const params: string[] = [];
+  if (t.inputNode?.kind === 'object') {
+    for (const m of t.inputNode.members) {
+      const name = /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(m.name)
+        ? `input.${m.name}`
+        : `input[${JSON.stringify(m.name)}]`;
+      const h = hint(m.doc.find((l) => l !== '' && !l.startsWith('@')) ?? '');
+      params.push(`@param ${m.optional ? `[${name}]` : name}${h === '' ? '' : ` ${h}`}`);
+    }
+  }
+  const returns =
+    t.outputName === undefined
+      ? 'JSON of an undeclared shape'
+      : t.outputDoc !== ''
+        ? t.outputDoc
+        : t.outputName;
+  const doc = [...lines, ...(lines.length > 0 ? [''] : []), ...params, `@returns ${returns}`];
+  return fillTemplate(
+    readTemplate('tool-block.tmpl'),
+    {
+      doc: jsDoc(doc, '').replace(/\n$/, ''),
+      key: propertyKey(key),
+      param: `input${optionalInput ? '?' : ''}: ${t.inputName}`,
+      returns: t.outputName ?? 'JsonValue',
+    },
+    '  ',
+  );
+}
+
+interface Namespace {
+  name: string;
+  path: string[];
+  members: Map<string, string>;
+}
+
+/**
+ * Renders a tool catalog as a global TypeScript declaration script: the prelude, `interface Tools`
+ * (nested namespace interfaces per {@link sdkBindings}), `declare const tools: Tools`, and each tool's
+ * input/output/`$defs` types. Pure, total and deterministic: tools are sorted by name, the same catalog
+ * in any order gives byte-identical text, and no input makes it throw (inexpressible parts become
+ * `unknown` and are listed in `warnings`).
+ */
+export function renderSdk(
+  catalog: readonly ToolSchema[],
+  options: RenderSdkOptions = {},
+): RenderedSdk {
+  const warnings: SdkWarning[] = [];
+  const list = entries(catalog, warnings);
+  const bindings = sdkBindings(
+    list.map((e) => e.name),
+    { namespaces: options.namespaces },
+  );
+  const names = new NameAllocator();
+
+  // Namespace interfaces first, then every tool's type-name stem, then `$defs` names as met.
+  const root: Namespace = { name: 'Tools', path: [], members: new Map() };
+  const spaces = new Map<string, Namespace>([[JSON.stringify([]), root]]);
+  for (const b of bindings) {
+    for (let i = 1; i < b.path.length; i++) {
+      const key = JSON.stringify(b.path.slice(0, i));
+      const path = b.path.slice(0, i);
+      if (!spaces.has(key))
+        spaces.set(key, {
+          name: names.claim(`Tools${pascalCase(path.join(' '))}`),
+          path,
+          members: new Map(),
+        });
+    }
+  }
+  const stems = new Map(
+    list.map((e) => [e.name, names.claim(pascalCase(e.name) || 'Tool', ['Input', 'Output'])]),
+  );
+
+  const typeBlocks: string[] = [];
+  for (const [i, entry] of list.entries()) {
+    const binding = bindings[i] as SdkBinding;
+    const t = toolTypes(entry, stems.get(entry.name) as string, names, options, warnings);
+    const parentKey = JSON.stringify(binding.path.slice(0, -1));
+    const parent = binding.path.length === 1 ? root : (spaces.get(parentKey) as Namespace);
+    parent.members.set(
+      binding.path[binding.path.length - 1] as string,
+      toolBlock(binding.path[binding.path.length - 1] as string, entry, t),
+    );
+    for (let j = 1; j < binding.path.length; j++) {
+      const owner =
+        j === 1 ? root : (spaces.get(JSON.stringify(binding.path.slice(0, j - 1))) as Namespace);
+      const seg = binding.path[j - 1] as string;
+      owner.members.set(
+        seg,
+        `  ${propertyKey(seg)}: ${(spaces.get(JSON.stringify(binding.path.slice(0, j))) as Namespace).name};`,
+      );
+    }
+    typeBlocks.push(
+      `// ${entry.name.replace(/[\r\n\u2028\u2029]/g, ' ')}\n${t.declarations.join('\n\n')}\n`,
+    );
+  }
+
+  const printSpace = (ns: Namespace, doc: string): string => {
+    const keys = [...ns.members.keys()].sort(compareNames);
+    return `${doc}interface ${ns.name} {\n${keys.map((k) => `${ns.members.get(k) as string}\n`).join('')}}\n`;
+  };
+  const toolsDoc = jsDoc(
+    [
+      'The tools this program can call. Each call returns a promise; a failed call rejects with ToolCallError.',
+    ],
+    '',
+  );
+  const spaceTexts = [...spaces.values()]
+    .filter((ns) => ns !== root)
+    .sort((a, b) => compareNames(a.path.join('\u0000'), b.path.join('\u0000')))
+    .map((ns) => printSpace(ns, ''));
+  const text = [
+    readTemplate('prelude.d.ts').replace(/\n*$/, '\n'),
+    printSpace(root, toolsDoc),
+    ...spaceTexts,
+    'declare const tools: Tools;\n',
+    ...typeBlocks,
+  ].join('\n');
+  return { text, hash: createHash('sha256').update(text).digest('hex'), warnings, bindings };
+}
+
+/** The model-facing instructions for writing `run_code` programs (`sdk-templates/instructions.md`). */
+export function renderInstructions(): string {
+  return readTemplate('instructions.md').replace(/\n*$/, '\n');
+}
+
+/** The instructions followed by the SDK in a ```ts block: the body of a `run_code` description or prompt section. */
+export function renderSdkPrompt(sdk: RenderedSdk): string {
+  return `${renderInstructions()}\nThe SDK:\n\n\`\`\`ts\n${sdk.text.replace(/\n*$/, '\n')}\`\`\`\n`;
+}
