@@ -1,0 +1,53 @@
+/**
+ * The program's `console`: `log`, `info`, `warn`, `error` and `debug`. Arguments are formatted in
+ * the isolate (see `formatArgs`), bytes are counted here as well as on the host, and once the
+ * budget is spent nothing more is sent: the entry that crosses the cap is sent cut to just past it
+ * (so the host sees the overflow and ends the run with `output-limit`), later entries are dropped.
+ */
+import type { HostRef } from './host-ref.js';
+import { LOG_LEVELS, type LogLevel } from './protocol.js';
+import { nullRecord, ObjectCreate, ObjectDefineProperty, ObjectFreeze, ReflectApply } from './primordials.js';
+import { formatArgs, truncateUtf8, utf8Length } from './text.js';
+
+/** The console object installed on the program's global. */
+export type ProgramConsole = Readonly<Record<LogLevel, (...args: unknown[]) => void>>;
+
+const SEND_OPTIONS = nullRecord({ arguments: nullRecord({ copy: true }) });
+
+/**
+ * Builds the console. Each entry costs its UTF-8 length plus one byte (the line break), so
+ * a flood of empty lines is bounded too.
+ */
+export function createConsole(logRef: HostRef, maxLogBytes: number): ProgramConsole {
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- called through ReflectApply with logRef
+  const applyIgnored = logRef.applyIgnored;
+  let used = 0;
+  let stopped = false;
+
+  const send = (level: LogLevel, args: unknown[]): void => {
+    if (stopped) return;
+    let text = formatArgs(args);
+    const remaining = maxLogBytes - used;
+    // UTF-8 never takes fewer bytes than UTF-16 units: a text longer than the budget is over it.
+    const cost = text.length + 1 > remaining ? remaining + 1 : utf8Length(text) + 1;
+    if (cost > remaining) {
+      stopped = true;
+      text = truncateUtf8(text, remaining + 1);
+    }
+    used += cost;
+    try {
+      ReflectApply(applyIgnored, logRef, [undefined, [level, text], SEND_OPTIONS]);
+    } catch {
+      stopped = true;
+    }
+  };
+
+  const target = ObjectCreate(null) as Record<LogLevel, (...args: unknown[]) => void>;
+  for (let i = 0; i < LOG_LEVELS.length; i++) {
+    const level = LOG_LEVELS[i] as LogLevel;
+    const method = (...args: unknown[]): void => send(level, args);
+    ObjectDefineProperty(method, 'name', { value: level });
+    ObjectDefineProperty(target, level, { value: ObjectFreeze(method), enumerable: true });
+  }
+  return ObjectFreeze(target);
+}

@@ -1,0 +1,57 @@
+/**
+ * Hardens the context's global before any program runs (decisions in
+ * docs/decisions/004-isolate-strategy.md):
+ * - `WebAssembly`, `SharedArrayBuffer`, `Atomics` and V8's own `console` are removed;
+ * - `eval` and the `Function`/`AsyncFunction`/`GeneratorFunction`/`AsyncGeneratorFunction`
+ *   constructors are replaced by functions that throw `EvalError`: a program is type-checked
+ *   TypeScript and code built from strings would bypass that (it gains no extra reach: it would run
+ *   in the same context). `instanceof Function` keeps working;
+ * - `Error.prepareStackTrace` is pinned to `undefined` (non-writable) so a program cannot receive
+ *   V8 CallSite objects or change how the host reads stacks.
+ * A bare isolated-vm context has no timers, `fetch`, `process`, `require` or module loader
+ * (dynamic `import()` rejects with "Not supported"); nothing here adds any.
+ */
+import { EvalErrorCtor, ObjectDefineProperty, ObjectGetPrototypeOf } from './primordials.js';
+
+/** Globals deleted from the context. */
+export const REMOVED_GLOBALS = ['WebAssembly', 'SharedArrayBuffer', 'Atomics', 'console'] as const;
+
+const CODE_GENERATION_DISABLED = 'code generation from strings is disabled in isocode programs';
+
+function blockedConstructor(name: string, prototype: object): () => never {
+  const blocked = function (): never {
+    throw new EvalErrorCtor(CODE_GENERATION_DISABLED);
+  };
+  ObjectDefineProperty(blocked, 'name', { value: name });
+  ObjectDefineProperty(blocked, 'prototype', { value: prototype, writable: false });
+  ObjectDefineProperty(prototype, 'constructor', { value: blocked, writable: false, enumerable: false, configurable: false });
+  return blocked;
+}
+
+/** Applies the hardening to `globalThis`; throws if any step did not take effect. */
+export function lockdown(): void {
+  const global = globalThis as unknown as Record<string, unknown>;
+  for (const name of REMOVED_GLOBALS) {
+    if (!delete global[name]) throw new Error('lockdown: cannot remove ' + name);
+  }
+
+  const prototypes: [string, object][] = [
+    ['Function', Function.prototype],
+    ['AsyncFunction', ObjectGetPrototypeOf(async function () {}) as object],
+    ['GeneratorFunction', ObjectGetPrototypeOf(function* () {}) as object],
+    ['AsyncGeneratorFunction', ObjectGetPrototypeOf(async function* () {}) as object],
+  ];
+  for (const [name, prototype] of prototypes) {
+    const blocked = blockedConstructor(name, prototype);
+    if (name === 'Function') {
+      ObjectDefineProperty(global, 'Function', { value: blocked, writable: true, enumerable: false, configurable: true });
+    }
+  }
+  const blockedEval = function eval_(): never {
+    throw new EvalErrorCtor(CODE_GENERATION_DISABLED);
+  };
+  ObjectDefineProperty(blockedEval, 'name', { value: 'eval' });
+  ObjectDefineProperty(global, 'eval', { value: blockedEval, writable: true, enumerable: false, configurable: true });
+
+  ObjectDefineProperty(Error, 'prepareStackTrace', { value: undefined, writable: false, enumerable: false, configurable: false });
+}
