@@ -1,0 +1,37 @@
+/** Validation of the bindings a run is given. */
+import { IsocodeError } from '../errors.js';
+import type { SandboxBinding } from './types.js';
+
+/** The reserved name of the code tool: never a binding, even if listed. */
+export const RESERVED_TOOL = 'run_code';
+
+function validSegment(segment: unknown): boolean {
+  return typeof segment === 'string' && segment !== '' && segment !== '__proto__';
+}
+
+/**
+ * Checks the bindings and returns copies, without `run_code`.
+ * @throws IsocodeError `INVALID_CONFIG` for a malformed entry (empty path, non-string or
+ * `__proto__` segment, empty tool name) or a path bound twice.
+ */
+export function validateBindings(bindings: unknown): SandboxBinding[] {
+  if (!Array.isArray(bindings)) throw new IsocodeError('INVALID_CONFIG', 'bindings must be an array');
+  const seen = new Set<string>();
+  const out: SandboxBinding[] = [];
+  for (const entry of bindings as unknown[]) {
+    const b = entry as { path?: unknown; tool?: unknown } | null;
+    const path = b?.path;
+    const tool = b?.tool;
+    if (!Array.isArray(path) || path.length === 0 || !path.every(validSegment) || typeof tool !== 'string' || tool === '') {
+      throw new IsocodeError('INVALID_CONFIG', 'a binding needs a non-empty path of non-empty names (not __proto__) and a tool name', {
+        details: { binding: JSON.stringify(entry)?.slice(0, 200) ?? null },
+      });
+    }
+    if (tool === RESERVED_TOOL) continue;
+    const key = JSON.stringify(path);
+    if (seen.has(key)) throw new IsocodeError('INVALID_CONFIG', `binding path tools.${(path as string[]).join('.')} is bound twice`);
+    seen.add(key);
+    out.push({ path: [...(path as string[])], tool });
+  }
+  return out;
+}

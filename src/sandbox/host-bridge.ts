@@ -1,0 +1,173 @@
+/**
+ * The host side of the bridge for one run. The isolate calls {@link HostBridge.handle} through a
+ * `Reference` with `[tool, argsJson]`; it validates everything (the isolate is hostile), enforces the
+ * call limits, dispatches, caps the result and ALWAYS resolves with a tagged string (isolated-vm
+ * turns a rejected host promise into a process-level unhandled rejection). When the run ends,
+ * {@link HostBridge.end} aborts the run signal, rejects the calls waiting for a slot without
+ * dispatching them, and {@link HostBridge.settled} waits for every started dispatch.
+ */
+import type { JsonValue } from '../json.js';
+import { REPLY } from '../../sdk-templates/isolate/protocol.js';
+import type { CallEvent, Dispatch, DispatchResult, SandboxLimits } from './types.js';
+
+/** Longest failure message passed back to the program. */
+export const MAX_FAILURE_MESSAGE = 4096;
+const CODE_PATTERN = /^[A-Z][A-Z0-9_]{0,63}$/;
+
+/** Options of a {@link HostBridge}. */
+export interface HostBridgeOptions {
+  /** Tools the program may call. */
+  tools: ReadonlySet<string>;
+  dispatch: Dispatch;
+  limits: Pick<SandboxLimits, 'maxCalls' | 'maxArgBytes' | 'maxBindingResultBytes' | 'maxCallsInFlight'>;
+  /** Aborted by {@link HostBridge.end}; given to every dispatch. */
+  controller: AbortController;
+  onCall?: ((event: CallEvent) => void) | undefined;
+}
+
+function failure(code: string, message: string): string {
+  return REPLY.failure + JSON.stringify({ code, message });
+}
+
+/** Per-run host bridge. */
+export class HostBridge {
+  private ended = false;
+  private accepted = 0;
+  private dispatchedCount = 0;
+  private inFlight = 0;
+  private readonly waiters: ((granted: boolean) => void)[] = [];
+  private readonly started = new Set<Promise<unknown>>();
+
+  constructor(private readonly options: HostBridgeOptions) {}
+
+  /** Binding calls that reached `dispatch`. */
+  get dispatched(): number {
+    return this.dispatchedCount;
+  }
+
+  /** Handles one call from the isolate. Never rejects. */
+  async handle(tool: unknown, argsJson: unknown): Promise<string> {
+    try {
+      return await this.handleUnsafe(tool, argsJson);
+    } catch {
+      return failure('INTERNAL_ERROR', 'internal error in the tool bridge');
+    }
+  }
+
+  private async handleUnsafe(tool: unknown, argsJson: unknown): Promise<string> {
+    const { limits } = this.options;
+    if (this.ended) return failure('ABORTED', 'the program has already finished');
+    if (typeof tool !== 'string' || !this.options.tools.has(tool)) {
+      return failure('UNKNOWN_TOOL', `no such tool binding: ${typeof tool === 'string' ? tool.slice(0, 100) : typeof tool}`);
+    }
+    if (typeof argsJson !== 'string') return failure('INVALID_ARGS', `the arguments of ${tool} are not JSON`);
+    if (this.accepted >= limits.maxCalls) {
+      return failure('LIMIT_EXCEEDED', `too many tool calls in one program (limit ${limits.maxCalls})`);
+    }
+    this.accepted++;
+    // Size first, before parsing anything.
+    if (argsJson.length > limits.maxArgBytes || Buffer.byteLength(argsJson) > limits.maxArgBytes) {
+      return failure('LIMIT_EXCEEDED', `the arguments of ${tool} exceed ${limits.maxArgBytes} bytes`);
+    }
+    let args: JsonValue;
+    try {
+      args = JSON.parse(argsJson) as JsonValue;
+    } catch {
+      return failure('INVALID_ARGS', `the arguments of ${tool} are not JSON`);
+    }
+    if (!(await this.acquireSlot())) {
+      return failure('ABORTED_BEFORE_DISPATCH', `the program finished before ${tool} could start`);
+    }
+    const seq = ++this.dispatchedCount;
+    const startedAt = performance.now();
+    this.emit({ phase: 'start', tool, seq });
+    let result: DispatchResult | undefined;
+    const pending = this.callDispatch(tool, args);
+    this.started.add(pending);
+    try {
+      result = await pending;
+    } finally {
+      this.started.delete(pending);
+      this.releaseSlot();
+    }
+    const { reply, code } = this.encode(tool, result);
+    this.emit({ phase: 'end', tool, seq, ok: code === undefined, code, durationMs: performance.now() - startedAt });
+    // A late reply is dropped: the program is over and its isolate is being disposed.
+    if (this.ended) return failure('ABORTED', 'the program has already finished');
+    return reply;
+  }
+
+  private async callDispatch(tool: string, args: JsonValue): Promise<DispatchResult | undefined> {
+    try {
+      return await this.options.dispatch(tool, args, this.options.controller.signal);
+    } catch {
+      return undefined;
+    }
+  }
+
+  private encode(tool: string, result: DispatchResult | undefined): { reply: string; code: string | undefined } {
+    const fail = (code: string, message: string) => ({ reply: failure(code, message), code });
+    if (typeof result !== 'object' || result === null || typeof result.ok !== 'boolean') {
+      return fail('INTERNAL_ERROR', `the call to ${tool} failed inside the host`);
+    }
+    if (!result.ok) {
+      const code = typeof result.code === 'string' && CODE_PATTERN.test(result.code) ? result.code : 'INTERNAL_ERROR';
+      const message = typeof result.message === 'string' ? result.message.slice(0, MAX_FAILURE_MESSAGE) : '';
+      return fail(code, message);
+    }
+    let json: string | undefined;
+    try {
+      json = JSON.stringify(result.value);
+    } catch {
+      return fail('INVALID_TOOL_OUTPUT', `the result of ${tool} is not JSON`);
+    }
+    if (json === undefined) json = 'null';
+    const max = this.options.limits.maxBindingResultBytes;
+    if (json.length > max || Buffer.byteLength(json) > max) {
+      return fail('LIMIT_EXCEEDED', `the result of ${tool} exceeds ${max} bytes`);
+    }
+    return { reply: REPLY.value + json, code: undefined };
+  }
+
+  private acquireSlot(): Promise<boolean> | boolean {
+    if (this.ended) return false;
+    if (this.inFlight < this.options.limits.maxCallsInFlight) {
+      this.inFlight++;
+      return true;
+    }
+    return new Promise<boolean>((resolve) => this.waiters.push(resolve));
+  }
+
+  private releaseSlot(): void {
+    this.inFlight--;
+    const next = this.waiters.shift();
+    if (next === undefined) return;
+    if (this.ended) {
+      next(false);
+      return;
+    }
+    this.inFlight++;
+    next(true);
+  }
+
+  private emit(event: CallEvent): void {
+    try {
+      this.options.onCall?.(event);
+    } catch {
+      // observers cannot break the bridge
+    }
+  }
+
+  /** Ends the run: aborts the run signal and refuses every waiting and future call. */
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.options.controller.abort();
+    for (const waiter of this.waiters.splice(0)) waiter(false);
+  }
+
+  /** Resolves once every started dispatch has settled. */
+  async settled(): Promise<void> {
+    while (this.started.size > 0) await Promise.allSettled([...this.started]);
+  }
+}

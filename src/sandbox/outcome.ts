@@ -1,0 +1,97 @@
+/**
+ * Turns what the isolate's runner reported (one tagged string, see `OUTCOME`) into a result or a
+ * failure, and finds the program's position in an exception's stack.
+ */
+import type { JsonValue } from '../json.js';
+import { OUTCOME, PROGRAM_FILENAME, type ThrownDescription } from '../../sdk-templates/isolate/protocol.js';
+import type { FailureKind, RunRequest } from './types.js';
+
+/** A decoded outcome, before logs and stats are attached. */
+export type Decoded =
+  | { ok: true; result: JsonValue }
+  | { ok: false; kind: FailureKind; message: string; line?: number; column?: number };
+
+const escaped = PROGRAM_FILENAME.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const FRAME = new RegExp(`^\\s+at (?:.*\\()?${escaped}:(\\d+):(\\d+)\\)?\\s*$`);
+
+/** The first program frame of a V8 stack text (1-based line and column in the program's JS). */
+export function programPosition(stack: string): { line: number; column: number } | undefined {
+  for (const line of stack.split('\n')) {
+    const match = FRAME.exec(line);
+    if (match) return { line: Number(match[1]), column: Number(match[2]) };
+  }
+  return undefined;
+}
+
+function mapped(
+  position: { line: number; column: number } | undefined,
+  mapPosition: RunRequest['mapPosition'],
+): { line: number; column: number } | undefined {
+  if (position === undefined || mapPosition === undefined) return position;
+  try {
+    const out = mapPosition(position.line, position.column);
+    return out !== undefined && Number.isInteger(out.line) && Number.isInteger(out.column) ? out : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isDescription(v: unknown): v is ThrownDescription {
+  if (typeof v !== 'object' || v === null) return false;
+  const d = v as Record<string, unknown>;
+  return (
+    (d.kind === 'error' || d.kind === 'value') &&
+    typeof d.name === 'string' &&
+    typeof d.message === 'string' &&
+    typeof d.stack === 'string' &&
+    (d.toolName === undefined || typeof d.toolName === 'string') &&
+    (d.code === undefined || typeof d.code === 'string')
+  );
+}
+
+/** The message shown for a thrown value. */
+export function exceptionMessage(d: ThrownDescription): string {
+  if (d.kind === 'value') return `Uncaught ${d.message}`;
+  const name = d.name === '' ? 'Error' : d.name;
+  const head = d.message === '' ? name : `${name}: ${d.message}`;
+  return d.toolName !== undefined && d.code !== undefined ? `${head} (tool ${d.toolName}, code ${d.code})` : head;
+}
+
+/** Decodes the runner's string. `maxResultBytes` is checked here (the host is authoritative). */
+export function decodeOutcome(raw: unknown, maxResultBytes: number, mapPosition: RunRequest['mapPosition']): Decoded {
+  if (typeof raw !== 'string' || raw.length === 0) return { ok: false, kind: 'internal', message: 'the sandbox returned an unreadable outcome' };
+  const tag = raw[0];
+  const payload = raw.slice(1);
+  switch (tag) {
+    case OUTCOME.result: {
+      const bytes = Buffer.byteLength(payload);
+      if (bytes > maxResultBytes) return tooLarge(`${bytes} bytes`, maxResultBytes);
+      try {
+        return { ok: true, result: JSON.parse(payload) as JsonValue };
+      } catch {
+        return { ok: false, kind: 'internal', message: 'the sandbox returned an unreadable result' };
+      }
+    }
+    case OUTCOME.tooLarge:
+      return tooLarge(/^\d+$/.test(payload) ? `at least ${payload} bytes` : 'too large', maxResultBytes);
+    case OUTCOME.invalid:
+      return { ok: false, kind: 'invalid-output', message: payload.slice(0, 1024) };
+    case OUTCOME.exception: {
+      let description: unknown;
+      try {
+        description = JSON.parse(payload);
+      } catch {
+        description = undefined;
+      }
+      if (!isDescription(description)) return { ok: false, kind: 'exception', message: 'Uncaught exception' };
+      const position = mapped(programPosition(description.stack), mapPosition);
+      return { ok: false, kind: 'exception', message: exceptionMessage(description), ...position };
+    }
+    default:
+      return { ok: false, kind: 'internal', message: 'the sandbox returned an unreadable outcome' };
+  }
+}
+
+function tooLarge(size: string, max: number): Decoded {
+  return { ok: false, kind: 'output-limit', message: `the returned value's JSON is ${size}; the limit is ${max} bytes` };
+}

@@ -1,0 +1,163 @@
+/** The public shapes of the sandbox: limits, requests, outcomes. */
+import type { JsonValue } from '../json.js';
+
+/** Limits of one run. Every limit is enforced; each maps to a distinct failure. */
+export interface SandboxLimits {
+  /**
+   * Heap limit of the run's isolate in MiB (isolated-vm `memoryLimit`, minimum 8). Exceeding it
+   * disposes the isolate → kind `memory`.
+   * @default 64
+   */
+  memoryMb: number;
+  /**
+   * CPU time the program may use in milliseconds, measured with `isolate.cpuTime` (time spent
+   * waiting on the host is not counted). Polled by the watchdog, so it also stops code that spins
+   * after an `await` → kind `timeout`.
+   * @default 5000
+   */
+  cpuMs: number;
+  /**
+   * Wall-clock deadline of the program in milliseconds (a program awaiting forever, or waiting on
+   * slow tools) → kind `timeout`.
+   * @default 30000
+   */
+  wallMs: number;
+  /**
+   * Total console output in UTF-8 bytes (each entry counts its text plus one byte). Crossing it
+   * ends the run → kind `output-limit`; the entries that fit are kept.
+   * @default 65536 (64 KiB)
+   */
+  maxLogBytes: number;
+  /**
+   * UTF-8 bytes of the JSON of the returned value → kind `output-limit`.
+   * @default 1048576 (1 MiB)
+   */
+  maxResultBytes: number;
+  /**
+   * UTF-8 bytes of the JSON of one binding call's arguments; a larger call rejects in the program
+   * with `ToolCallError` code `LIMIT_EXCEEDED` and is not dispatched.
+   * @default 1048576 (1 MiB)
+   */
+  maxArgBytes: number;
+  /**
+   * UTF-8 bytes of the JSON of one binding call's result; a larger result rejects that call with
+   * `LIMIT_EXCEEDED`.
+   * @default 4194304 (4 MiB)
+   */
+  maxBindingResultBytes: number;
+  /**
+   * Binding calls per run (counted when the host accepts a call for a known tool); later calls
+   * reject with `LIMIT_EXCEEDED`.
+   * @default 1000
+   */
+  maxCalls: number;
+  /**
+   * Host dispatches in flight at once for one run; further calls wait host-side for a slot (their
+   * number is bounded by `maxCalls`) and are rejected without dispatching if the run ends first.
+   * @default 32
+   */
+  maxCallsInFlight: number;
+}
+
+/** The defaults of {@link SandboxLimits}. */
+export const DEFAULT_LIMITS: Readonly<SandboxLimits> = Object.freeze({
+  memoryMb: 64,
+  cpuMs: 5_000,
+  wallMs: 30_000,
+  maxLogBytes: 64 * 1024,
+  maxResultBytes: 1024 * 1024,
+  maxArgBytes: 1024 * 1024,
+  maxBindingResultBytes: 4 * 1024 * 1024,
+  maxCalls: 1_000,
+  maxCallsInFlight: 32,
+});
+
+/** A binding: `tools.a.b` in the program ↔ tool `"a.b"` (the mapping comes from the SDK generator). */
+export interface SandboxBinding {
+  /** Property path under `tools`: non-empty strings, not `__proto__`. */
+  path: readonly string[];
+  /** The tool name given to `dispatch`. `run_code` is never bound (such entries are dropped). */
+  tool: string;
+}
+
+/** What a dispatch settles with. */
+export type DispatchResult = { ok: true; value: JsonValue } | { ok: false; code: string; message: string };
+
+/**
+ * Runs one nested tool call. Must never reject (a rejection is reported to the program as
+ * `INTERNAL_ERROR`). `signal` is the run's signal: it aborts when the run settles for any reason.
+ * The failure `message` is shown to the program as is: it must not carry host stacks or paths.
+ */
+export type Dispatch = (tool: string, args: JsonValue, signal: AbortSignal) => Promise<DispatchResult>;
+
+/** One console line of the program. */
+export interface LogEntry {
+  level: 'log' | 'info' | 'warn' | 'error' | 'debug';
+  text: string;
+}
+
+/** A binding call starting or ending (for audit and UIs). */
+export type CallEvent =
+  | { phase: 'start'; tool: string; seq: number }
+  | { phase: 'end'; tool: string; seq: number; ok: boolean; code: string | undefined; durationMs: number };
+
+/** One program to run. */
+export interface RunRequest {
+  /**
+   * JavaScript that evaluates to an async function of no arguments, e.g.
+   * `(async function () {\n'use strict';\n…\n})`.
+   */
+  js: string;
+  /** The `tools` tree of the program. */
+  bindings: readonly SandboxBinding[];
+  /** Where binding calls go. The sandbox never sees the executor. */
+  dispatch: Dispatch;
+  /** Per-run overrides of the pool's default limits. A `memoryMb` other than the pool's default costs a cold isolate. */
+  limits?: Partial<SandboxLimits> | undefined;
+  /** Aborting it ends the run → kind `aborted`. */
+  signal?: AbortSignal | undefined;
+  /** Called for each kept console entry, in order, as it arrives. Exceptions are ignored. */
+  onLog?: ((entry: LogEntry) => void) | undefined;
+  /** Called when a binding dispatch starts and ends. Exceptions are ignored. */
+  onCall?: ((event: CallEvent) => void) | undefined;
+  /**
+   * Maps a 1-based line/column of `js` (as V8 reports them) to the program's own coordinates;
+   * `undefined` drops the position (e.g. inside the wrapper). Without it, positions stay in `js`.
+   */
+  mapPosition?: ((line: number, column: number) => { line: number; column: number } | undefined) | undefined;
+}
+
+/** Why a run failed. */
+export type FailureKind = 'exception' | 'timeout' | 'memory' | 'output-limit' | 'invalid-output' | 'aborted' | 'internal';
+
+/** Measurements of one run. */
+export interface RunStats {
+  /** CPU time used by the program's isolate during the run, in ms. */
+  cpuMs: number;
+  /** Wall-clock time from the program's start to its settlement, in ms. */
+  wallMs: number;
+  /** Binding calls dispatched to the host `dispatch`. */
+  calls: number;
+  /** Time to obtain a ready isolate and context (≈0 from the warm pool), in ms. */
+  isolateMs: number;
+  /** UTF-8 bytes of the kept console output (each entry plus one). */
+  logBytes: number;
+  /** True when console output went over `maxLogBytes` and was cut. */
+  truncatedLogs: boolean;
+}
+
+/** How a run ended. `logs` always holds the console output captured before the end. */
+export type RunOutcome =
+  | { ok: true; result: JsonValue; logs: LogEntry[]; stats: RunStats }
+  | {
+      ok: false;
+      kind: FailureKind;
+      /** A message the model can act on; never a host stack or path. */
+      message: string;
+      /** Program line of an exception, when known. */
+      line?: number;
+      /** Program column of an exception, when known. */
+      column?: number;
+      logs: LogEntry[];
+      stats: RunStats;
+    };
