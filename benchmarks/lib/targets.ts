@@ -1,0 +1,175 @@
+/** The issue's targets, checked against the metrics the scenarios produced. */
+import type { TargetResult } from './types.js';
+
+interface TargetDefinition {
+  id: string;
+  description: string;
+  metric: string;
+  unit: string;
+  /** `max`: the value must stay below `limit`; `min`: it must reach `limit`. */
+  kind: 'max' | 'min';
+  limit: number;
+  /** Whether reaching the limit exactly counts as met (`<=`, `>=`). @default false for max, true for min */
+  inclusive?: boolean;
+}
+
+/** Every target of issue 6, on this 2-core machine, as medians and ratios from one run. */
+export const TARGETS: readonly TargetDefinition[] = [
+  {
+    id: 'dispatch-seq',
+    description: 'Nested dispatch from a program, sequential (µs per call, marginal)',
+    metric: 'dispatch.isocode-nocheck.seqMarginalUs',
+    unit: 'µs',
+    kind: 'max',
+    limit: 30,
+  },
+  {
+    id: 'dispatch-batch',
+    description: 'Nested dispatch with Promise.all batches of 10 (µs per call, marginal)',
+    metric: 'dispatch.isocode-nocheck.batchMarginalUs',
+    unit: 'µs',
+    kind: 'max',
+    limit: 15,
+  },
+  {
+    id: 'latency-check',
+    description: 'run_code warm p50, 50-tool SDK, 3 calls, typecheck on',
+    metric: 'latency.sdk-50.isocode.p50Ms',
+    unit: 'ms',
+    kind: 'max',
+    limit: 5,
+  },
+  {
+    id: 'latency-nocheck',
+    description: 'run_code warm p50, 50-tool SDK, 3 calls, typecheck off',
+    metric: 'latency.sdk-50.isocode-nocheck.p50Ms',
+    unit: 'ms',
+    kind: 'max',
+    limit: 1.5,
+  },
+  {
+    id: 'cold-start',
+    description: 'First run_code in a fresh process (import + setup + first run, median)',
+    metric: 'cold.isocode.firstRunMs',
+    unit: 'ms',
+    kind: 'max',
+    limit: 300,
+  },
+  {
+    id: 'throughput-check',
+    description: 'Throughput at concurrency 8, typecheck on',
+    metric: 'throughput.c8.isocode.runsPerSec',
+    unit: 'runs/s',
+    kind: 'min',
+    limit: 300,
+  },
+  {
+    id: 'throughput-nocheck',
+    description: 'Throughput at concurrency 8, typecheck off',
+    metric: 'throughput.c8.isocode-nocheck.runsPerSec',
+    unit: 'runs/s',
+    kind: 'min',
+    limit: 800,
+  },
+  {
+    id: 'vs-worker',
+    description: 'Like for like (typecheck off): worker-thread median ÷ isocode median',
+    metric: 'baselines.worker-thread.vsNocheck',
+    unit: '×',
+    kind: 'min',
+    limit: 10,
+  },
+  {
+    id: 'vs-run',
+    description: 'Like for like (typecheck off): run median ÷ isocode median',
+    metric: 'baselines.run.vsNocheck',
+    unit: '×',
+    kind: 'min',
+    limit: 5,
+  },
+  {
+    id: 'vs-worker-check',
+    description: 'Typecheck on, still faster than worker-thread (ratio > 1)',
+    metric: 'baselines.worker-thread.vsCheck',
+    unit: '×',
+    kind: 'min',
+    limit: 1,
+    inclusive: false,
+  },
+  {
+    id: 'vs-run-check',
+    description: 'Typecheck on, still faster than run (ratio > 1)',
+    metric: 'baselines.run.vsCheck',
+    unit: '×',
+    kind: 'min',
+    limit: 1,
+    inclusive: false,
+  },
+  {
+    id: 'soak-rss',
+    description: '10,000-run soak: RSS growth (after GC)',
+    metric: 'soak.isocode.rssGrowthMiB',
+    unit: 'MiB',
+    kind: 'max',
+    limit: 50,
+  },
+  {
+    id: 'soak-isolates',
+    description: '10,000-run soak: isolates left alive after the runs settle',
+    metric: 'soak.isocode.isolatesAlive',
+    unit: '',
+    kind: 'max',
+    limit: 0,
+    inclusive: true,
+  },
+  {
+    id: 'soak-checker',
+    description: '10,000-run soak: checker process RSS growth (flat: under 16 MiB)',
+    metric: 'soak.isocode.checkerRssGrowthMiB',
+    unit: 'MiB',
+    kind: 'max',
+    limit: 16,
+  },
+];
+
+function num(value: number): string {
+  if (Number.isInteger(value)) return String(value);
+  return Math.abs(value) >= 100
+    ? value.toFixed(0)
+    : Math.abs(value) >= 10
+      ? value.toFixed(1)
+      : value.toFixed(2);
+}
+
+/** Checks every target against `metrics`; a missing metric is "not measured". */
+export function evaluateTargets(metrics: Readonly<Record<string, number>>): TargetResult[] {
+  return TARGETS.map((t) => {
+    const goal = `${t.kind === 'max' ? (t.inclusive === true ? '≤' : '<') : t.inclusive === false ? '>' : '≥'} ${num(t.limit)}${t.unit ? ` ${t.unit}` : ''}`;
+    const value = metrics[t.metric];
+    const base = { id: t.id, description: t.description, goal, metric: t.metric, unit: t.unit };
+    if (value === undefined || !Number.isFinite(value)) {
+      return { ...base, measured: null, status: 'not measured' as const, margin: '–' };
+    }
+    const inclusive = t.inclusive ?? t.kind === 'min';
+    const met =
+      t.kind === 'max'
+        ? inclusive
+          ? value <= t.limit
+          : value < t.limit
+        : inclusive
+          ? value >= t.limit
+          : value > t.limit;
+    const gap = Math.abs(value - t.limit);
+    const relative = t.limit !== 0 ? ` (${num((gap / t.limit) * 100)}%)` : '';
+    const unit = t.unit ? ` ${t.unit}` : '';
+    const margin = met
+      ? `met with ${num(gap)}${unit} to spare`
+      : `missed by ${num(gap)}${unit}${relative}`;
+    return {
+      ...base,
+      measured: value,
+      status: met ? ('met' as const) : ('missed' as const),
+      margin,
+    };
+  });
+}
