@@ -1,0 +1,121 @@
+/**
+ * Scenario 2, cold start: the first run in a fresh process, measured in a child process per
+ * sample (engine module loading, setup — for isocode the checker and isolate pool starting —
+ * and the first run), reported separately from warm latency.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { summarize } from '../lib/stats.js';
+import type { Scenario, ScenarioOutput, Table } from '../lib/types.js';
+import type { ColdSample } from './cold-child.js';
+
+const CHILD = fileURLToPath(new URL('./cold-child.ts', import.meta.url));
+const SDK_SIZE = 50;
+const CHILD_TIMEOUT_MS = 120_000;
+
+interface Spawned {
+  sample: ColdSample | undefined;
+  wallMs: number;
+  error: string | undefined;
+}
+
+function spawnChild(engine: string): Promise<Spawned> {
+  const start = process.hrtime.bigint();
+  return new Promise((resolve) => {
+    const child = spawn(
+      process.execPath,
+      ['--no-node-snapshot', '--import', 'tsx', CHILD, engine, String(SDK_SIZE)],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, CI: 'true' },
+        timeout: CHILD_TIMEOUT_MS,
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', (error) => resolve({ sample: undefined, wallMs: 0, error: error.message }));
+    child.on('close', (code) => {
+      const wallMs = Number(process.hrtime.bigint() - start) / 1e6;
+      const line = stdout.trim().split('\n').pop() ?? '';
+      try {
+        const sample = JSON.parse(line) as ColdSample;
+        resolve({ sample, wallMs, error: sample.ok ? undefined : (sample.error ?? 'run failed') });
+      } catch {
+        resolve({
+          sample: undefined,
+          wallMs,
+          error: `child exited ${code}: ${stderr.trim().slice(0, 300) || 'no output'}`,
+        });
+      }
+    });
+  });
+}
+
+export const coldScenario: Scenario = {
+  id: 'cold',
+  title: '2b. Cold start (first run in a fresh process)',
+  async run(ctx): Promise<ScenarioOutput> {
+    const out: ScenarioOutput = { tables: [], metrics: {}, notes: [], failures: [] };
+    const samples = new Map<string, Spawned[]>(ctx.engines.map((f) => [f.name, []]));
+    const rounds = ctx.budget.coldSamples;
+    ctx.progress.start('cold start', rounds * ctx.engines.length);
+    // Round-robin over engines so machine load drifts evenly over all of them.
+    for (let round = 0; round < rounds; round++) {
+      for (const factory of ctx.engines) {
+        const result = await spawnChild(factory.name);
+        samples.get(factory.name)?.push(result);
+        ctx.progress.tick();
+      }
+    }
+    ctx.progress.done();
+    const table: Table = {
+      title: `Cold start, ${SDK_SIZE}-tool SDK (median of ${rounds} fresh processes, ms)`,
+      columns: [
+        'engine',
+        'import',
+        'setup',
+        'first run',
+        'import+setup+first',
+        'second run',
+        'process uptime at first result',
+        'spawn to exit',
+      ],
+      rows: [],
+    };
+    for (const factory of ctx.engines) {
+      const results = samples.get(factory.name) ?? [];
+      const failed = results.filter((r) => r.error !== undefined);
+      if (failed.length > 0)
+        out.failures.push(
+          `${factory.name}: ${failed.length} cold sample(s) failed; first: ${failed[0]?.error ?? ''}`,
+        );
+      const good = results.flatMap((r) =>
+        r.sample !== undefined && r.error === undefined ? [r.sample] : [],
+      );
+      const med = (pick: (s: ColdSample) => number): number => summarize(good.map(pick)).median;
+      const wall = summarize(
+        results.filter((r) => r.error === undefined).map((r) => r.wallMs),
+      ).median;
+      const total = med((s) => s.totalMs);
+      out.metrics[`cold.${factory.name}.firstRunMs`] = total;
+      out.metrics[`cold.${factory.name}.processMs`] = wall;
+      table.rows.push([
+        factory.name,
+        med((s) => s.importMs),
+        med((s) => s.setupMs),
+        med((s) => s.firstRunMs),
+        total,
+        med((s) => s.secondRunMs),
+        med((s) => s.uptimeMs),
+        wall,
+      ]);
+    }
+    out.tables.push(table);
+    out.notes.push(
+      'Each sample is a new `node --no-node-snapshot --import tsx` process; "process uptime" and "spawn to exit" include Node and tsx start-up, which a built isocode does not pay for tsx.',
+    );
+    return out;
+  },
+};

@@ -1,0 +1,145 @@
+/** Helpers shared by the scenarios: opening engines on a catalog, subjects, reference engines. */
+import type { Subject } from '../lib/harness.js';
+import type { Summary } from '../lib/stats.js';
+import type { Cell } from '../lib/types.js';
+import type { BenchCatalog, Engine, EngineFactory, StageTimings } from '../engines/types.js';
+
+/** An engine set up on a catalog. */
+export interface OpenEngine {
+  factory: EngineFactory;
+  engine: Engine;
+  /** RSS growth while the engine set itself up (process-wide, so approximate). */
+  setupRssBytes: number;
+  setupMs: number;
+}
+
+/**
+ * Creates and sets up every factory on `catalog`, runs `body`, and closes them all even if
+ * it throws. An engine that fails to set up is reported in `failures` and left out.
+ */
+export async function withEngines<T>(
+  factories: readonly EngineFactory[],
+  catalog: () => BenchCatalog,
+  failures: string[],
+  body: (engines: OpenEngine[]) => Promise<T>,
+): Promise<T> {
+  const open: OpenEngine[] = [];
+  try {
+    for (const factory of factories) {
+      const rss = process.memoryUsage.rss();
+      const start = process.hrtime.bigint();
+      try {
+        const engine = await factory.create();
+        await engine.setup(catalog());
+        open.push({
+          factory,
+          engine,
+          setupMs: Number(process.hrtime.bigint() - start) / 1e6,
+          setupRssBytes: process.memoryUsage.rss() - rss,
+        });
+      } catch (error) {
+        failures.push(
+          `${factory.name}: setup failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+    }
+    return await body(open);
+  } finally {
+    for (const { engine } of open) {
+      await engine.close().catch(() => undefined);
+    }
+  }
+}
+
+/**
+ * A subject running `program` on `engine`; it throws when the run fails or, if `expect` is
+ * given, when the result differs. Stage timings, when reported, are pushed to `timings`.
+ */
+export function programSubject(
+  id: string,
+  engine: Engine,
+  program: string,
+  expect?: (result: unknown) => boolean,
+  timings?: StageTimings[],
+): Subject {
+  return {
+    id,
+    run: async () => {
+      const outcome = await engine.runProgram(program);
+      if (!outcome.ok) throw new Error(outcome.error ?? 'run failed');
+      if (expect !== undefined && !expect(outcome.result)) {
+        throw new Error(`unexpected result ${JSON.stringify(outcome.result)?.slice(0, 200)}`);
+      }
+      if (timings !== undefined && outcome.timings !== undefined) timings.push(outcome.timings);
+    },
+  };
+}
+
+/** The engine ratios are taken against: isocode with typecheck off, else node-vm. */
+export function referenceEngine(names: readonly string[]): string | undefined {
+  return ['isocode-nocheck', 'isocode', 'node-vm'].find((name) => names.includes(name));
+}
+
+/** The standard summary columns. */
+export const SUMMARY_COLUMNS = [
+  'median ms',
+  'p90 ms',
+  'p99 ms',
+  'mean ms',
+  'min ms',
+  'max ms',
+  'runs/s',
+];
+
+/** A summary as table cells matching {@link SUMMARY_COLUMNS}. */
+export function summaryCells(s: Summary): Cell[] {
+  return [s.median, s.p90, s.p99, s.mean, s.min, s.max, s.throughput];
+}
+
+/** Collects failure messages of measured subjects. */
+export function noteErrors(
+  failures: string[],
+  id: string,
+  samples: { errors: number; firstError: string | undefined } | undefined,
+): void {
+  if (samples !== undefined && samples.errors > 0) {
+    failures.push(
+      `${id}: ${samples.errors} run(s) failed; first: ${samples.firstError ?? 'unknown'}`,
+    );
+  }
+}
+
+/** The median of numbers (NaN for none). */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[mid] ?? Number.NaN)
+    : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}
+
+/** The first of `keys` present in `stats`. */
+export function pickStat(
+  stats: Record<string, number> | undefined,
+  keys: readonly string[],
+): number | undefined {
+  if (stats === undefined) return undefined;
+  for (const key of keys) if (Object.hasOwn(stats, key)) return stats[key];
+  return undefined;
+}
+
+/** Stats keys read as "isolates alive" (a runtime may expose any of them). */
+export const ISOLATES_ALIVE_KEYS = [
+  'isolatesAlive',
+  'isolates.alive',
+  'isolates.active',
+  'sandbox.isolatesAlive',
+];
+/** Stats keys read as "checker process RSS in bytes". */
+export const CHECKER_RSS_KEYS = [
+  'checkerRssBytes',
+  'checker.rssBytes',
+  'checker.rss',
+  'typecheck.rssBytes',
+];

@@ -1,0 +1,123 @@
+/**
+ * Scenario 1: nested dispatch overhead. N `kv.get` calls made (a) directly through the
+ * engine's dispatch path (isocode: `runtime.execute` on a native scope — the executor floor),
+ * (b) sequentially from one program, (c) from one program in `Promise.all` batches of 10.
+ * Per-call cost of (b) and (c) is marginal: (program with N calls − program with 0 calls) / N,
+ * so the fixed cost of a run does not count as dispatch.
+ */
+import { measureInterleaved } from '../lib/harness.js';
+import type { Subject } from '../lib/harness.js';
+import { summarize } from '../lib/stats.js';
+import type { Scenario, ScenarioOutput, Table } from '../lib/types.js';
+import { buildCatalog } from './catalog.js';
+import { noteErrors, programSubject, withEngines } from './common.js';
+import { batchedProgram, sequentialProgram } from './programs.js';
+
+const BATCH = 10;
+
+export const dispatchScenario: Scenario = {
+  id: 'dispatch',
+  title: '1. Nested dispatch overhead',
+  async run(ctx): Promise<ScenarioOutput> {
+    const calls = ctx.budget.dispatchCalls;
+    const out: ScenarioOutput = { tables: [], metrics: {}, notes: [], failures: [] };
+    // Typecheck is a fixed cost per run and cancels out of the marginal figure.
+    const factories = ctx.engines.filter((f) => f.name !== 'isocode');
+    out.notes.push(
+      `${calls} kv.get calls per operation, batches of ${BATCH}; per-call figures are marginal (N calls − 0 calls) / N. isocode measured with typecheck off.`,
+    );
+    await withEngines(
+      factories,
+      () => buildCatalog(50),
+      out.failures,
+      async (engines) => {
+        const subjects: Subject[] = [];
+        for (const { factory, engine } of engines) {
+          const direct = engine.callDirect?.bind(engine);
+          if (direct !== undefined) {
+            subjects.push({
+              id: `${factory.name}:direct`,
+              run: async () => {
+                for (let i = 0; i < calls; i++) {
+                  const outcome = await direct('kv.get', { key: `k${i % 8}` });
+                  if (!outcome.ok) throw new Error(outcome.error ?? 'direct call failed');
+                }
+              },
+            });
+          }
+          const expect = (n: number) => (result: unknown) => result === n;
+          subjects.push(
+            programSubject(`${factory.name}:empty`, engine, sequentialProgram(0), expect(0)),
+          );
+          subjects.push(
+            programSubject(`${factory.name}:seq`, engine, sequentialProgram(calls), expect(calls)),
+          );
+          subjects.push(
+            programSubject(
+              `${factory.name}:batch`,
+              engine,
+              batchedProgram(calls, BATCH),
+              expect(calls),
+            ),
+          );
+        }
+        const iterations = ctx.budget.dispatchIterations;
+        const warmup = ctx.budget.warmup;
+        ctx.progress.start('dispatch', subjects.length * (iterations + warmup));
+        const samples = await measureInterleaved(subjects, {
+          warmup,
+          iterations,
+          blockSize: 5,
+          progress: ctx.progress,
+        });
+        ctx.progress.done();
+        const table: Table = {
+          title: `Nested dispatch, ${calls} calls (µs per call)`,
+          columns: [
+            'engine',
+            'direct',
+            'sequential',
+            'Promise.all',
+            'seq ÷ direct',
+            'batch ÷ direct',
+            'run, 0 calls ms',
+            `run, ${calls} seq ms`,
+          ],
+          rows: [],
+        };
+        for (const { factory } of engines) {
+          const med = (kind: string): number => {
+            const s = samples.get(`${factory.name}:${kind}`);
+            noteErrors(out.failures, `${factory.name}:${kind}`, s);
+            return s === undefined ? Number.NaN : summarize(s.samples).median;
+          };
+          const direct = (med('direct') / calls) * 1000;
+          const empty = med('empty');
+          const seqTotal = med('seq');
+          const seq = ((seqTotal - empty) / calls) * 1000;
+          const batch = ((med('batch') - empty) / calls) * 1000;
+          const name = factory.name;
+          Object.assign(out.metrics, {
+            [`dispatch.${name}.directUs`]: direct,
+            [`dispatch.${name}.seqMarginalUs`]: seq,
+            [`dispatch.${name}.batchMarginalUs`]: batch,
+            [`dispatch.${name}.seqRatio`]: seq / direct,
+            [`dispatch.${name}.batchRatio`]: batch / direct,
+          });
+          table.rows.push([
+            name,
+            direct,
+            seq,
+            batch,
+            seq / direct,
+            batch / direct,
+            empty,
+            seqTotal,
+          ]);
+        }
+        out.tables.push(table);
+      },
+    );
+    return out;
+  },
+};

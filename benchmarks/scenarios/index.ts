@@ -1,0 +1,20 @@
+/** Every scenario, in run order. */
+import type { Scenario } from '../lib/types.js';
+import { baselinesScenario } from './baselines.js';
+import { coldScenario } from './cold.js';
+import { dispatchScenario } from './dispatch.js';
+import { latencyScenario } from './latency.js';
+import { scaleScenario } from './scale.js';
+import { soakScenario } from './soak.js';
+import { throughputScenario } from './throughput.js';
+
+/** All scenarios, in the order of `SCENARIO_IDS`. */
+export const SCENARIOS: readonly Scenario[] = [
+  dispatchScenario,
+  latencyScenario,
+  coldScenario,
+  throughputScenario,
+  baselinesScenario,
+  scaleScenario,
+  soakScenario,
+];

@@ -1,0 +1,112 @@
+/**
+ * Scenario 2: run_code latency of the realistic 35-line, 3-call program against SDKs of 10,
+ * 50, 200 and 1000 tools, every engine interleaved, with isocode's stage breakdown
+ * (typecheck, transpile, isolate/context, run, settle). Cold start is scenario `cold`.
+ */
+import { measureInterleaved } from '../lib/harness.js';
+import { summarize } from '../lib/stats.js';
+import type { Scenario, ScenarioOutput, Table } from '../lib/types.js';
+import type { StageTimings } from '../engines/types.js';
+import { buildCatalog } from './catalog.js';
+import {
+  SUMMARY_COLUMNS,
+  noteErrors,
+  programSubject,
+  summaryCells,
+  withEngines,
+} from './common.js';
+import { REALISTIC_PROGRAM } from './programs.js';
+
+/** The SDK sizes of scenario 2. */
+export const SDK_SIZES = [10, 50, 200, 1000] as const;
+
+const STAGES = ['typecheckMs', 'transpileMs', 'isolateMs', 'runMs', 'settleMs'] as const;
+
+export const latencyScenario: Scenario = {
+  id: 'latency',
+  title: '2. run_code latency vs SDK size',
+  async run(ctx): Promise<ScenarioOutput> {
+    const out: ScenarioOutput = { tables: [], metrics: {}, notes: [], failures: [] };
+    const latency: Table = {
+      title: 'Warm latency, realistic program (3 tool calls)',
+      columns: ['SDK', 'engine', ...SUMMARY_COLUMNS],
+      rows: [],
+    };
+    const stages: Table = {
+      title: 'Stage breakdown (median ms, as reported by the runtime)',
+      columns: [
+        'SDK',
+        'engine',
+        'typecheck',
+        'transpile',
+        'isolate',
+        'run',
+        'settle',
+        'sum of stages',
+        'end to end',
+      ],
+      rows: [],
+    };
+    const setup: Table = {
+      title: 'Engine setup per SDK size',
+      columns: ['SDK', 'engine', 'setup ms', 'RSS growth MiB'],
+      rows: [],
+    };
+    const { warmup, iterations } = ctx.budget;
+    ctx.progress.start('latency', SDK_SIZES.length * ctx.engines.length * (warmup + iterations));
+    for (const size of SDK_SIZES) {
+      await withEngines(
+        ctx.engines,
+        () => buildCatalog(size),
+        out.failures,
+        async (engines) => {
+          const timings = new Map<string, StageTimings[]>(engines.map((e) => [e.factory.name, []]));
+          const subjects = engines.map(({ factory, engine }) =>
+            programSubject(
+              factory.name,
+              engine,
+              REALISTIC_PROGRAM,
+              undefined,
+              timings.get(factory.name),
+            ),
+          );
+          const samples = await measureInterleaved(subjects, {
+            warmup,
+            iterations,
+            progress: ctx.progress,
+          });
+          for (const { factory, setupMs, setupRssBytes } of engines) {
+            const s = samples.get(factory.name);
+            noteErrors(out.failures, `sdk-${size} ${factory.name}`, s);
+            const summary = summarize(s?.samples ?? []);
+            const key = `latency.sdk-${size}.${factory.name}`;
+            out.metrics[`${key}.p50Ms`] = summary.median;
+            out.metrics[`${key}.p90Ms`] = summary.p90;
+            out.metrics[`${key}.p99Ms`] = summary.p99;
+            latency.rows.push([size, factory.name, ...summaryCells(summary)]);
+            setup.rows.push([size, factory.name, setupMs, setupRssBytes / (1024 * 1024)]);
+            const reported = timings.get(factory.name) ?? [];
+            if (reported.length > 0) {
+              const medians = STAGES.map((stage) => {
+                const values = reported
+                  .map((t) => t[stage])
+                  .filter((v): v is number => v !== undefined);
+                const m = summarize(values).median;
+                if (Number.isFinite(m)) out.metrics[`${key}.${stage}`] = m;
+                return m;
+              });
+              const sum = medians.reduce((a, b) => a + (Number.isFinite(b) ? b : 0), 0);
+              stages.rows.push([size, factory.name, ...medians, sum, summary.median]);
+            }
+          }
+        },
+      );
+    }
+    ctx.progress.done();
+    out.tables.push(latency);
+    if (stages.rows.length > 0) out.tables.push(stages);
+    else out.notes.push('No engine reported stage timings (isocode reports them in meta.timings).');
+    out.tables.push(setup);
+    return out;
+  },
+};

@@ -1,0 +1,92 @@
+/**
+ * Scenario 3: runs per second at concurrency 1, 2, 4, 8, 16 (isocode with typecheck on and
+ * off are separate engines), CPU time per run, peak RSS and isolates alive. Engines are
+ * interleaved in blocks at each concurrency level.
+ */
+import { measureThroughput } from '../lib/harness.js';
+import { mib } from '../lib/resources.js';
+import type { Scenario, ScenarioOutput, Table } from '../lib/types.js';
+import { buildCatalog } from './catalog.js';
+import { ISOLATES_ALIVE_KEYS, pickStat, programSubject, withEngines } from './common.js';
+import { REALISTIC_PROGRAM } from './programs.js';
+
+/** The concurrency levels of scenario 3. */
+export const CONCURRENCY_LEVELS = [1, 2, 4, 8, 16] as const;
+
+export const throughputScenario: Scenario = {
+  id: 'throughput',
+  title: '3. Throughput vs concurrency',
+  async run(ctx): Promise<ScenarioOutput> {
+    const out: ScenarioOutput = { tables: [], metrics: {}, notes: [], failures: [] };
+    const table: Table = {
+      title: 'Throughput, realistic program, 50-tool SDK',
+      columns: [
+        'concurrency',
+        'engine',
+        'runs/s',
+        'CPU ms/run',
+        'peak RSS MiB',
+        'isolates alive',
+        'runs',
+        'errors',
+      ],
+      rows: [],
+    };
+    const runsFor = (c: number): number =>
+      Math.max(ctx.budget.throughputRuns, c * ctx.budget.throughputRounds);
+    const warmupFor = (c: number): number => c * ctx.budget.throughputWarmupRounds;
+    const total = CONCURRENCY_LEVELS.reduce(
+      (sum, c) => sum + ctx.engines.length * (runsFor(c) + warmupFor(c)),
+      0,
+    );
+    ctx.progress.start('throughput', total);
+    await withEngines(
+      ctx.engines,
+      () => buildCatalog(50),
+      out.failures,
+      async (engines) => {
+        const subjects = engines.map(({ factory, engine }) =>
+          programSubject(factory.name, engine, REALISTIC_PROGRAM),
+        );
+        for (const concurrency of CONCURRENCY_LEVELS) {
+          const results = await measureThroughput(subjects, {
+            concurrency,
+            warmup: warmupFor(concurrency),
+            runs: runsFor(concurrency),
+            progress: ctx.progress,
+          });
+          for (const { factory, engine } of engines) {
+            const r = results.get(factory.name);
+            if (r === undefined) continue;
+            if (r.errors > 0)
+              out.failures.push(
+                `c=${concurrency} ${factory.name}: ${r.errors} run(s) failed; first: ${r.firstError ?? ''}`,
+              );
+            const alive = pickStat(engine.stats?.(), ISOLATES_ALIVE_KEYS);
+            const key = `throughput.c${concurrency}.${factory.name}`;
+            out.metrics[`${key}.runsPerSec`] = r.runsPerSecond;
+            out.metrics[`${key}.cpuMsPerRun`] = r.cpuMsPerRun;
+            out.metrics[`${key}.peakRssMiB`] = mib(r.peakRssBytes);
+            if (alive !== undefined) out.metrics[`${key}.isolatesAlive`] = alive;
+            table.rows.push([
+              concurrency,
+              factory.name,
+              r.runsPerSecond,
+              r.cpuMsPerRun,
+              mib(r.peakRssBytes),
+              alive ?? null,
+              r.runs,
+              r.errors,
+            ]);
+          }
+        }
+      },
+    );
+    ctx.progress.done();
+    out.tables.push(table);
+    out.notes.push(
+      'CPU ms/run is this process (all its threads: workers and isolates included); a separate type-checker process is not included. Peak RSS is process-wide, sampled every 5 ms, so it also holds whatever earlier engines left behind.',
+    );
+    return out;
+  },
+};
