@@ -6,7 +6,11 @@ import type { Approver } from './executor/approval.js';
 import { createAuditSink, EventBus, type AuditOptions, type AuditSink, type EventListener } from './executor/events.js';
 import { Executor, type ExecutorOptions } from './executor/executor.js';
 import type { ExecuteOptions, Hooks, ToolCall, ToolResult } from './executor/types.js';
+import { createIsolateRunner, type IsolateRunner, type IsolateRunnerOptions } from './run-code/isolate-runner.js';
+import { ScopeSdkCache } from './run-code/scope-sdk.js';
 import { createRunCodeTool } from './run-code/tool.js';
+import type { RenderedSdk } from './sdk/index.js';
+import { RUN_CODE } from './tools/names.js';
 import type { CodeRunner, RunProgressEvent } from './run-code/types.js';
 import { ToolRegistry } from './tools/registry.js';
 import { DEFAULT_SCOPE, type ScopeConfig } from './tools/scopes.js';
@@ -14,9 +18,14 @@ import type { PresentationMode, ToolDefinition, ToolSchema } from './tools/types
 import { toWireFormat, type AnthropicTool, type McpTool, type OpenAiTool, type WireFormat } from './tools/wire.js';
 
 /** Code-mode options. */
-export interface CodeModeOptions {
+export interface CodeModeOptions extends IsolateRunnerOptions {
   /** Runs programs. @default the isolate runner (type-check, transpile, isolated-vm) */
   runner?: CodeRunner | undefined;
+  /**
+   * Start the checker process and the isolate pool in `createRuntime`, so the first run does not pay for it.
+   * @default true when a declared scope is in `code` or `both` mode
+   */
+  warmup?: boolean | undefined;
   /** The largest program accepted, in characters. @default 100000 */
   maxCodeChars?: number | undefined;
   /** Time limit of a whole run_code call (a backstop above the sandbox limits). @default 120000 */
@@ -37,8 +46,17 @@ export interface RuntimeOptions extends Omit<ExecutorOptions, 'hooks'> {
   audit?: AuditOptions | undefined;
   /** An event listener installed from the start. */
   onEvent?: EventListener | undefined;
-  /** Code mode (the run_code tool). */
-  codeMode?: CodeModeOptions | undefined;
+  /** Code mode (the run_code tool); `false` removes run_code entirely. @default the isolate runner */
+  codeMode?: CodeModeOptions | false | undefined;
+  /** Rewrites the system-prompt sections of a scope (replace, drop or add sections). */
+  systemPrompt?: ((sections: PromptSection[], scope: string) => PromptSection[]) | undefined;
+}
+
+/** A named system-prompt section. */
+export interface PromptSection {
+  /** `tools:code-only` or `tools:sdk` (or a name a hook added). */
+  id: string;
+  text: string;
 }
 
 /** A runtime. */
@@ -64,11 +82,34 @@ export interface Runtime {
   use(hooks: Hooks): () => void;
   /** Subscribes to executor events; returns the unsubscribe function. */
   on(listener: EventListener): () => void;
+  /** The TypeScript SDK of a scope's visible tools (text, hash, bindings, warnings). */
+  sdk(scope?: string): RenderedSdk;
+  /**
+   * The system-prompt sections of a scope, in order: `tools:code-only` (under `code`: only run_code may be
+   * called directly; empty under `both`; absent under `native`) and `tools:sdk` (instructions and SDK;
+   * under `code` and `both`).
+   */
+  systemPrompt(scope?: string): PromptSection[];
+  /** Counters: isolates, checker, live runs. */
+  stats(): RuntimeStats;
   /** Subscribes to run_code progress (logs, nested calls) by run_code call id. */
   onProgress(listener: (callId: string, event: RunProgressEvent) => void): () => void;
   /** Releases isolates, the checker process and the audit sink. Idempotent. */
   close(): Promise<void>;
 }
+
+/** Counters of a runtime. */
+export interface RuntimeStats {
+  /** run_code executions in progress (live parent tokens). */
+  liveRuns: number;
+  /** Event listener calls that threw or rejected (contained). */
+  eventListenerFailures: number;
+  /** Isolate pool and checker counters of the default runner. */
+  runner: ReturnType<IsolateRunner['stats']> | undefined;
+}
+
+const CODE_ONLY_SECTION =
+  'In this session you can call exactly one tool directly: `run_code`. Every other tool is reachable only from inside a run_code program, through the typed `tools` SDK described below; a direct call to any other tool name fails with UNKNOWN_TOOL.';
 
 /** Creates a runtime. */
 export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
@@ -97,14 +138,17 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const executor = new Executor(registry, events, options);
 
   const progress = new Set<(callId: string, event: RunProgressEvent) => void>();
-  const runner = options.codeMode?.runner;
-  if (runner) {
+  const sdks = new ScopeSdkCache(registry);
+  const codeMode = options.codeMode === false ? undefined : (options.codeMode ?? {});
+  const runner = codeMode ? (codeMode.runner ?? createIsolateRunner(codeMode)) : undefined;
+  if (runner && codeMode) {
     registry.setTransport(
       createRunCodeTool({
         runner,
         executor,
-        maxCodeChars: options.codeMode?.maxCodeChars,
-        timeoutMs: options.codeMode?.timeoutMs,
+        sdkFor: (scope) => sdks.sdk(scope),
+        maxCodeChars: codeMode.maxCodeChars,
+        timeoutMs: codeMode.timeoutMs,
         onProgress: (callId, event) => {
           for (const l of progress) {
             try {
@@ -116,15 +160,40 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         },
       }),
     );
-    await runner.warmup?.();
+    const codeScopes = registry.scopeIds().some((id) => registry.mode(id) !== 'native');
+    if (codeMode.warmup ?? codeScopes) await runner.warmup?.();
   }
+
+  const sections = (scope: string): PromptSection[] => {
+    const mode = registry.mode(scope);
+    if (mode === 'native' || !runner) return [];
+    const out: PromptSection[] = [
+      {
+        id: 'tools:code-only',
+        text: mode === 'code' ? CODE_ONLY_SECTION : '',
+      },
+      { id: 'tools:sdk', text: sdks.prompt(scope) },
+    ];
+    return options.systemPrompt ? options.systemPrompt(out, scope) : out;
+  };
+
+  // The run_code entry on the wire carries the scope's instructions and SDK in its description.
+  const wire = (scope: string): ToolSchema[] =>
+    registry.wireSchemas(scope).map((t) => (t.name === RUN_CODE ? { ...t, description: `${t.description}\n\n${sdks.prompt(scope)}` } : t));
 
   let closed: Promise<void> | undefined;
   const runtime: Runtime = {
     execute: (call, opts) => executor.execute(call, opts),
     schemas: (scope = DEFAULT_SCOPE) => registry.schemas(scope),
-    wireSchemas: (scope = DEFAULT_SCOPE) => registry.wireSchemas(scope),
-    wireTools: ((format: WireFormat, scope = DEFAULT_SCOPE) => toWireFormat(registry.wireSchemas(scope), format)) as Runtime['wireTools'],
+    wireSchemas: (scope = DEFAULT_SCOPE) => wire(scope),
+    wireTools: ((format: WireFormat, scope = DEFAULT_SCOPE) => toWireFormat(wire(scope), format)) as Runtime['wireTools'],
+    sdk: (scope = DEFAULT_SCOPE) => sdks.sdk(scope),
+    systemPrompt: (scope = DEFAULT_SCOPE) => sections(scope),
+    stats: () => ({
+      liveRuns: executor.liveParents,
+      eventListenerFailures: events.failures,
+      runner: runner && 'stats' in runner && typeof runner.stats === 'function' ? (runner as IsolateRunner).stats() : undefined,
+    }),
     mode: (scope = DEFAULT_SCOPE) => registry.mode(scope),
     register: (tools) => registry.register(tools),
     defineScope: (id, config) => registry.defineScope(id, config),

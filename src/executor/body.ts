@@ -45,7 +45,7 @@ export async function runBody(run: BodyRun): Promise<BodySettlement> {
         return { ok: true, value };
       } catch (thrown) {
         const e = bodyError(thrown);
-        return { ok: false, code: e.code, message: e.message };
+        return { ok: false, code: e.code, message: e.message, details: e.details };
       }
     })();
     return bodyStarted;

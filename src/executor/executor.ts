@@ -272,7 +272,7 @@ export class Executor {
     }
     let outcome: { value: unknown } | Failure;
     if (!settled.outcome.ok) {
-      outcome = fail(settled.outcome.code, settled.outcome.message);
+      outcome = fail(settled.outcome.code, settled.outcome.message, { details: settled.outcome.details });
     } else {
       const value = settled.outcome.value === undefined ? null : settled.outcome.value;
       const problem = findJsonProblem(value);

@@ -1,5 +1,6 @@
 /** Building results: model-facing content for values and errors, and the stage-order check. */
 import { IsocodeError, isIsocodeError, type ErrorCode } from '../errors.js';
+import { findJsonProblem } from '../json.js';
 import type { ContentBlock } from '../tools/types.js';
 import { STAGES, type DenyReason, type Stage, type ToolErrorInfo } from './types.js';
 
@@ -15,7 +16,9 @@ export function capMessage(message: string): string {
 /** Turns whatever a body threw into an error: its message is kept, its stack never is. */
 export function bodyError(thrown: unknown): { code: ErrorCode; message: string; details?: Record<string, unknown> | undefined } {
   if (isIsocodeError(thrown) && BODY_CODES.has(thrown.code)) {
-    return { code: thrown.code, message: capMessage(thrown.message), details: thrown.details };
+    // Details travel to the caller only when they are plain JSON.
+    const details = thrown.details !== undefined && findJsonProblem(thrown.details) === undefined ? thrown.details : undefined;
+    return { code: thrown.code, message: capMessage(thrown.message), details };
   }
   if (thrown instanceof Error) return { code: 'TOOL_ERROR', message: capMessage(thrown.message || thrown.name) };
   let text: string;

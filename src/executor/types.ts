@@ -110,7 +110,9 @@ export type GuardDecision = undefined | void | { action: 'allow' } | { action: '
 export type GuardHook = (ctx: HookContext) => GuardDecision | Promise<GuardDecision>;
 
 /** What the body (and the execute chain around it) produces. */
-export type BodyOutcome = { ok: true; value: unknown } | { ok: false; code: ErrorCode; message: string };
+export type BodyOutcome =
+  | { ok: true; value: unknown }
+  | { ok: false; code: ErrorCode; message: string; details?: Record<string, unknown> | undefined };
 
 /** What an execute middleware receives. */
 export interface ExecuteContext extends HookContext {

@@ -5,7 +5,7 @@ import { RUN_CODE } from '../tools/names.js';
 import { resolveTool, type ResolvedTool } from '../tools/resolve-tool.js';
 import type { ToolContext } from '../tools/types.js';
 import { renderRunValue } from './render.js';
-import type { CodeRunner, RunCodeValue, RunProgressEvent } from './types.js';
+import type { CodeRunner, RunCodeValue, RunProgressEvent, ScopeSdk } from './types.js';
 
 /** Options of the run_code tool. */
 export interface RunCodeToolOptions {
@@ -15,6 +15,8 @@ export interface RunCodeToolOptions {
   maxCodeChars?: number | undefined;
   /** Time limit of a whole run_code call, the executor's TOOL_TIMEOUT backstop. @default 120000 */
   timeoutMs?: number | undefined;
+  /** The SDK of a scope. */
+  sdkFor: (scope: string) => ScopeSdk;
   /** Receives progress events of every run, tagged with the run_code call id. */
   onProgress?: ((callId: string, event: RunProgressEvent) => void) | undefined;
 }
@@ -49,6 +51,7 @@ export function createRunCodeTool(options: RunCodeToolOptions): ResolvedTool {
           dispatch: (name, callArgs, callSignal) =>
             options.executor.execute({ name, args: callArgs }, { scope, parent: parentToken, signal: callSignal }),
           emit: (event) => options.onProgress?.(callId, event),
+          sdk: () => options.sdkFor(scope),
         });
       },
       render: (value: RunCodeValue) => renderRunValue(value),

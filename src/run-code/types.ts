@@ -69,6 +69,16 @@ export interface RunnerContext {
   dispatch(name: string, args: unknown, signal?: AbortSignal): Promise<ToolResult>;
   /** Streams progress (logs, call start/end) as it happens. */
   emit(event: RunProgressEvent): void;
+  /** The SDK of this run's scope (cached per catalog). */
+  sdk(): ScopeSdk;
+}
+
+/** The SDK of a scope as a runner needs it. */
+export interface ScopeSdk {
+  text: string;
+  hash: string;
+  /** Binding paths (`tools.a.b`) to tool names. */
+  bindings: readonly { path: readonly string[]; tool: string }[];
 }
 
 /** Progress events of one run, for streaming interfaces. */

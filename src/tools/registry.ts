@@ -23,6 +23,12 @@ export class ToolRegistry {
   readonly #scopes = new Map<string, CompiledScope>();
   readonly #visible = new Map<string, Map<string, ResolvedTool>>();
   #transport: ResolvedTool | undefined;
+  #version = 0;
+
+  /** Increases whenever tools or scopes change (for caches of derived data such as SDKs). */
+  get version(): number {
+    return this.#version;
+  }
 
   constructor() {
     this.#scopes.set(DEFAULT_SCOPE, compileScope(DEFAULT_SCOPE, {}));
@@ -45,6 +51,7 @@ export class ToolRegistry {
     }
     for (const tool of resolved) this.#tools.set(tool.name, tool);
     this.#visible.clear();
+    this.#version++;
   }
 
   /** Installs the code-mode transport under the reserved name (done by the runtime itself). */
@@ -72,6 +79,7 @@ export class ToolRegistry {
     }
     this.#scopes.set(id, scope);
     this.#visible.clear();
+    this.#version++;
   }
 
   /** True when the scope is declared. */
