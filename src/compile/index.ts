@@ -1,0 +1,18 @@
+/**
+ * The compile stage of run_code: type-checking a program against its SDK (native TypeScript 7 compiler
+ * behind the {@link TypeChecker} interface) and transpiling it to a JS async function (oxc-transform).
+ */
+
+export type {
+  CheckOptions,
+  CheckerStats,
+  Diagnostic,
+  ProgramPosition,
+  SdkSource,
+  TranspileResult,
+  TypeChecker,
+} from './types.js';
+export { createNativeChecker } from './native-checker.js';
+export type { NativeCheckerOptions } from './native-checker.js';
+export { transpileProgram } from './transpile.js';
+export { formatDiagnostics } from './format.js';

@@ -1,0 +1,179 @@
+/**
+ * The {@link TypeChecker} backed by the native TypeScript 7 compiler (one long-lived process, restarted
+ * after a crash or a hang). The compiler's unstable API stays behind this module and `native-session.ts`.
+ */
+
+import { IsocodeError } from '../errors.js';
+import { NativeSession } from './native-session.js';
+import type { SessionSettings } from './native-session.js';
+import { abortError } from './slot-pool.js';
+import { ESCAPE_MESSAGE, transpileProgram } from './transpile.js';
+import type { CheckOptions, CheckerStats, Diagnostic, SdkSource, TypeChecker } from './types.js';
+
+/** Options of {@link createNativeChecker}. */
+export interface NativeCheckerOptions {
+  /**
+   * SDKs (distinct hashes) kept compiled; the least recently used idle one is dropped beyond this.
+   * @default 8
+   */
+  maxSdks?: number;
+  /**
+   * Checks of one SDK that run at the same time (one compiler project each; more wait in a queue).
+   * @default 2
+   */
+  slotsPerSdk?: number;
+  /**
+   * A compiler request not answered within this time fails the check with `INTERNAL_ERROR` and restarts
+   * the compiler process.
+   * @default 15000
+   */
+  timeoutMs?: number;
+  /**
+   * Also report diagnostics of category `warning` (errors are always reported).
+   * @default false
+   */
+  includeWarnings?: boolean;
+  /**
+   * Most diagnostics returned by one check (first ones by position).
+   * @default 20
+   */
+  maxDiagnostics?: number;
+}
+
+function positiveInt(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 1) {
+    throw new IsocodeError('INVALID_CONFIG', `${name} must be a positive integer`, { details: { [name]: value } });
+  }
+  return value;
+}
+
+/** Creates a type checker that runs the native TypeScript 7 compiler in a child process (started lazily or by `warmup`). */
+export function createNativeChecker(options: NativeCheckerOptions = {}): TypeChecker {
+  const settings: SessionSettings = {
+    maxSdks: positiveInt(options.maxSdks, 8, 'maxSdks'),
+    slotsPerSdk: positiveInt(options.slotsPerSdk, 2, 'slotsPerSdk'),
+    timeoutMs: positiveInt(options.timeoutMs, 15_000, 'timeoutMs'),
+    maxDiagnostics: positiveInt(options.maxDiagnostics, 20, 'maxDiagnostics'),
+    includeWarnings: options.includeWarnings ?? false,
+  };
+  return new NativeChecker(settings);
+}
+
+class NativeChecker implements TypeChecker {
+  private session: NativeSession | undefined;
+  private starting: Promise<NativeSession> | undefined;
+  private readonly live = new Set<NativeSession>();
+  private closed = false;
+  private closing: Promise<void> | undefined;
+  private checks = 0;
+
+  constructor(private readonly settings: SessionSettings) {}
+
+  async check(program: string, sdk: SdkSource, options: CheckOptions = {}): Promise<Diagnostic[]> {
+    validate(program, sdk);
+    const { signal } = options;
+    if (signal?.aborted) throw abortError();
+    // The transpiler's verdict keeps check and run consistent: a program that closes its wrapper early (and
+    // could then declare globals) is rejected without type-checking, and one the transpiler cannot parse
+    // never passes the check. The compiler's own syntax messages (with TS codes) come first otherwise.
+    const transpiled = transpileProgram(program);
+    const escaped = transpiled.ok ? [] : transpiled.diagnostics.filter((d) => d.message === ESCAPE_MESSAGE);
+    if (escaped.length > 0) {
+      this.checks++;
+      return escaped;
+    }
+    const work = this.run(program, sdk, signal);
+    let diagnostics = await (signal ? raceAbort(work, signal) : work);
+    if (!transpiled.ok && !diagnostics.some((d) => d.category === 'error')) {
+      diagnostics = [...diagnostics, ...transpiled.diagnostics];
+    }
+    this.checks++;
+    return diagnostics;
+  }
+
+  async warmup(sdk?: SdkSource): Promise<void> {
+    if (sdk !== undefined) validate('', sdk);
+    const session = await this.currentSession();
+    if (sdk !== undefined) {
+      await session.prepare(sdk);
+      // The first check of a project pays for the checker's own warm-up; pay it now.
+      await session.check('', sdk);
+    }
+  }
+
+  close(): Promise<void> {
+    this.closed = true;
+    this.closing ??= (async () => {
+      await this.starting?.catch(() => undefined);
+      await Promise.all([...this.live].map((s) => s.close()));
+      this.session = undefined;
+    })();
+    return this.closing;
+  }
+
+  stats(): CheckerStats {
+    return {
+      checks: this.checks,
+      processes: this.live.size,
+      cachedSdks: this.session?.usable ? this.session.sdkCount : 0,
+    };
+  }
+
+  private async run(program: string, sdk: SdkSource, signal: AbortSignal | undefined): Promise<Diagnostic[]> {
+    const session = await this.currentSession();
+    return session.check(program, sdk, signal);
+  }
+
+  /** The running session, or a new one when there is none or the last one failed. */
+  private currentSession(): Promise<NativeSession> {
+    if (this.closed) return Promise.reject(new IsocodeError('SHUTTING_DOWN', 'the type checker was closed'));
+    if (this.session?.usable) return Promise.resolve(this.session);
+    if (this.starting) return this.starting;
+    const previous = this.session;
+    if (previous) void previous.close();
+    const session = new NativeSession(this.settings, () => this.live.delete(session));
+    this.live.add(session);
+    this.starting = session.start().then(
+      () => {
+        this.starting = undefined;
+        this.session = session;
+        return session;
+      },
+      (error: unknown) => {
+        this.starting = undefined;
+        void session.close();
+        throw error;
+      },
+    );
+    return this.starting;
+  }
+}
+
+function validate(program: unknown, sdk: unknown): void {
+  if (typeof program !== 'string') throw new IsocodeError('INVALID_ARGS', 'program must be a string');
+  const s = sdk as Partial<SdkSource> | null;
+  if (typeof s !== 'object' || s === null || typeof s.text !== 'string' || typeof s.hash !== 'string' || s.hash === '') {
+    throw new IsocodeError('INVALID_ARGS', 'sdk must be { text: string, hash: non-empty string }');
+  }
+}
+
+/** Rejects with `ABORTED` as soon as `signal` aborts; the abandoned work settles in the background. */
+function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  work.catch(() => undefined);
+  if (signal.aborted) return Promise.reject(abortError());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(abortError());
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error instanceof Error ? error : new IsocodeError('INTERNAL_ERROR', String(error)));
+      },
+    );
+  });
+}

@@ -1,0 +1,424 @@
+/**
+ * One native TypeScript 7 compiler process (`typescript-native/unstable/async`) with a virtual file
+ * system: one compiled project per SDK slot, checks routed to free slots. Every compiler request is
+ * guarded by a deadline and by the process's life: a dead or hung process fails its checks, never hangs.
+ */
+
+import type { ChildProcess } from 'node:child_process';
+import type { Writable } from 'node:stream';
+import { API } from 'typescript-native/unstable/async';
+import type { Diagnostic as NativeDiagnostic, Snapshot } from 'typescript-native/unstable/async';
+import { IsocodeError, isIsocodeError } from '../errors.js';
+import { DiagnosticMapper, internalDiagnostic, wrapForCheck } from './native-diagnostics.js';
+import { VFS_ROOT, VirtualFiles } from './native-vfs.js';
+import { SlotPool } from './slot-pool.js';
+import type { Diagnostic, SdkSource } from './types.js';
+
+/** The settings a session runs with (resolved {@link NativeCheckerOptions}). */
+export interface SessionSettings {
+  maxSdks: number;
+  slotsPerSdk: number;
+  timeoutMs: number;
+  includeWarnings: boolean;
+  maxDiagnostics: number;
+}
+
+/**
+ * Compiler options of every project. `moduleDetection: "force"` makes the checked file a module (top-level
+ * names stay local, no merging into the SDK's globals). The SDK file is type-checked once when its project
+ * opens (`skipLibCheck: false`); TypeScript's own lib files are not (`skipDefaultLibCheck`).
+ */
+const COMPILER_OPTIONS = {
+  target: 'es2022',
+  lib: ['es2022'],
+  module: 'es2022',
+  moduleResolution: 'bundler',
+  moduleDetection: 'force',
+  strict: true,
+  noEmit: true,
+  skipLibCheck: false,
+  skipDefaultLibCheck: true,
+  types: [],
+} as const;
+
+/** One SDK: a shared `sdk.d.ts` and one project (tsconfig + main.ts) per slot. */
+interface SdkProject {
+  readonly hash: string;
+  readonly text: string;
+  readonly dir: string;
+  readonly sdkFile: string;
+  readonly slots: SlotPool;
+  /** Resolves once every slot project is open, with the SDK's own (internal) diagnostics. */
+  readonly ready: Promise<Diagnostic[]>;
+  users: number;
+  retired: boolean;
+}
+
+const noop = (): void => {};
+/** How long close() waits for a graceful exit before killing the compiler. */
+const GRACE_MS = 250;
+
+function configPath(project: SdkProject, slot: number): string {
+  return `${project.dir}/s${slot}/tsconfig.json`;
+}
+
+function mainPath(project: SdkProject, slot: number): string {
+  return `${project.dir}/s${slot}/main.ts`;
+}
+
+/** A compiler process and the SDK projects open in it. */
+export class NativeSession {
+  private readonly vfs = new VirtualFiles();
+  private readonly api: API;
+  private readonly projects = new Map<string, SdkProject>();
+  private readonly failureListeners = new Set<(error: IsocodeError) => void>();
+  private child: ChildProcess | undefined;
+  private failure: IsocodeError | undefined;
+  private nextId = 0;
+  private exited = false;
+  private closing: Promise<void> | undefined;
+  private readonly releases = new Set<Promise<void>>();
+
+  /** `onExit` runs once when the compiler process has exited (or could not be started). */
+  constructor(
+    private readonly settings: SessionSettings,
+    private readonly onExit: () => void,
+  ) {
+    this.api = new API({ fs: this.vfs.toFileSystem(), cwd: VFS_ROOT });
+  }
+
+  /** False once the process died, hung or was closed: the owner starts a new session. */
+  get usable(): boolean {
+    return this.failure === undefined;
+  }
+
+  /** Number of SDKs with open projects. */
+  get sdkCount(): number {
+    return this.projects.size;
+  }
+
+  /** Spawns the compiler process and waits until it answers. */
+  async start(): Promise<void> {
+    const work = this.api.updateSnapshot();
+    // The client spawns the process a few ticks after the first request: attach as soon as it exists.
+    setImmediate(() => this.attachChild());
+    const snapshot = await this.guard(work, Date.now() + this.settings.timeoutMs);
+    this.attachChild();
+    this.dispose(snapshot);
+  }
+
+  /** Type-checks `program` against `sdk` in a free slot of the SDK's projects. */
+  async check(program: string, sdk: SdkSource, signal?: AbortSignal): Promise<Diagnostic[]> {
+    if (this.failure) throw this.failure;
+    const project = this.project(sdk);
+    project.users++;
+    try {
+      const internal = await this.guard(project.ready, Date.now() + this.settings.timeoutMs);
+      const slot = await project.slots.acquire(signal);
+      try {
+        return await this.checkInSlot(project, slot, program, internal);
+      } finally {
+        project.slots.release(slot);
+      }
+    } finally {
+      project.users--;
+      if (project.retired && project.users === 0) this.closeProject(project);
+      this.evictIdle();
+    }
+  }
+
+  /** Opens the SDK's projects (if not yet open) and waits for them. */
+  async prepare(sdk: SdkSource): Promise<void> {
+    if (this.failure) throw this.failure;
+    await this.guard(this.project(sdk).ready, Date.now() + this.settings.timeoutMs);
+    this.evictIdle();
+  }
+
+  /** Stops the process: pending checks reject with `SHUTTING_DOWN`; resolves once the process exited. */
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  /** Kills the process (it hung or misbehaved); pending checks reject with `error`. */
+  kill(error: IsocodeError): void {
+    this.fail(error);
+  }
+
+  private async shutdown(): Promise<void> {
+    this.fail(new IsocodeError('SHUTTING_DOWN', 'the type checker was closed'), false);
+    this.attachChild();
+    await withTimeout(Promise.all([...this.releases]), GRACE_MS);
+    // Closing stdin makes an idle compiler exit. One blocked on a file-system callback that will never be
+    // answered does not: SIGKILL after a short grace period (it holds nothing worth saving).
+    await withTimeout(this.api.close().catch(noop), GRACE_MS);
+    const child = this.child;
+    if (child && !(await waitForExit(child, GRACE_MS))) {
+      child.kill('SIGKILL');
+      await waitForExit(child, 5000);
+    }
+    if (!child) this.markExited();
+  }
+
+  private async checkInSlot(
+    project: SdkProject,
+    slot: number,
+    program: string,
+    internal: Diagnostic[],
+  ): Promise<Diagnostic[]> {
+    const deadline = Date.now() + this.settings.timeoutMs;
+    const file = mainPath(project, slot);
+    this.vfs.set(file, wrapForCheck(program));
+    // Naming the changed file is what makes the compiler re-read it (else the previous program's results).
+    const snapshot = await this.guard(this.api.updateSnapshot({ fileChanges: { changed: [file] } }), deadline);
+    try {
+      const compiled = snapshot.getProject(configPath(project, slot));
+      if (!compiled) throw new IsocodeError('INTERNAL_ERROR', 'the type-check project is missing from the compiler');
+      // Semantic diagnostics omit syntax errors: ask for both; report syntax errors alone when there are any (as tsc).
+      const [syntactic, semantic] = await this.guard(
+        Promise.all([compiled.program.getSyntacticDiagnostics(file), compiled.program.getSemanticDiagnostics(file)]),
+        deadline,
+      );
+      const mapper = new DiagnosticMapper(program, file);
+      const convert = (d: NativeDiagnostic, kind: Diagnostic['kind']): Diagnostic =>
+        d.fileName === file ? mapper.map(d, kind) : internalDiagnostic(d, project.sdkFile, project.text);
+      const found =
+        syntactic.length > 0 ? syntactic.map((d) => convert(d, 'syntax')) : semantic.map((d) => convert(d, 'typecheck'));
+      return this.select([...internal, ...found]);
+    } finally {
+      // Not awaited (saves a round trip); a snapshot left undisposed leaks ~0.75 MB in the compiler.
+      this.dispose(snapshot);
+    }
+  }
+
+  private select(diagnostics: Diagnostic[]): Diagnostic[] {
+    return diagnostics
+      .filter((d) => d.category === 'error' || (this.settings.includeWarnings && d.category === 'warning'))
+      .sort((a, b) => a.line - b.line || a.column - b.column)
+      .slice(0, this.settings.maxDiagnostics);
+  }
+
+  /** The SDK's projects, opened on first use; most recently used last (LRU order). */
+  private project(sdk: SdkSource): SdkProject {
+    let project = this.projects.get(sdk.hash);
+    if (project && project.text !== sdk.text) {
+      // Same hash, different text: never check against a stale SDK.
+      this.projects.delete(sdk.hash);
+      project.retired = true;
+      if (project.users === 0) this.closeProject(project);
+      project = undefined;
+    }
+    if (project) {
+      this.projects.delete(sdk.hash);
+    } else {
+      project = this.openProject(sdk);
+      project.ready.catch(() => {
+        if (this.projects.get(sdk.hash) === project) this.projects.delete(sdk.hash);
+      });
+    }
+    this.projects.set(sdk.hash, project);
+    return project;
+  }
+
+  private openProject(sdk: SdkSource): SdkProject {
+    const dir = `${VFS_ROOT}/p${this.nextId++}`;
+    const sdkFile = `${dir}/sdk.d.ts`;
+    const slots = this.settings.slotsPerSdk;
+    this.vfs.set(sdkFile, sdk.text);
+    const configs: string[] = [];
+    for (let slot = 0; slot < slots; slot++) {
+      const config = `${dir}/s${slot}/tsconfig.json`;
+      this.vfs.set(config, JSON.stringify({ compilerOptions: COMPILER_OPTIONS, files: ['../sdk.d.ts', 'main.ts'] }));
+      this.vfs.set(`${dir}/s${slot}/main.ts`, wrapForCheck(''));
+      configs.push(config);
+    }
+    const ready = (async (): Promise<Diagnostic[]> => {
+      const deadline = Date.now() + this.settings.timeoutMs;
+      const snapshot = await this.guard(this.api.updateSnapshot({ openProjects: configs }), deadline);
+      try {
+        const first = configs[0] === undefined ? undefined : snapshot.getProject(configs[0]);
+        if (!first) throw new IsocodeError('INTERNAL_ERROR', 'the compiler did not open the SDK project');
+        const p = first.program;
+        const lists = await this.guard(
+          Promise.all([
+            p.getConfigFileParsingDiagnostics(),
+            p.getProgramDiagnostics(),
+            p.getGlobalDiagnostics(),
+            p.getSyntacticDiagnostics(sdkFile),
+            p.getSemanticDiagnostics(sdkFile),
+          ]),
+          deadline,
+        );
+        return lists.flat().map((d) => internalDiagnostic(d, sdkFile, sdk.text));
+      } finally {
+        this.dispose(snapshot);
+      }
+    })();
+    return { hash: sdk.hash, text: sdk.text, dir, sdkFile, slots: new SlotPool(slots), ready, users: 0, retired: false };
+  }
+
+  /** Closes least recently used idle SDK projects beyond `maxSdks`. */
+  private evictIdle(): void {
+    if (this.failure) return;
+    for (const project of this.projects.values()) {
+      if (this.projects.size <= this.settings.maxSdks) return;
+      if (project.users > 0) continue;
+      this.projects.delete(project.hash);
+      this.closeProject(project);
+    }
+  }
+
+  private closeProject(project: SdkProject): void {
+    if (this.failure) return;
+    const configs = Array.from({ length: this.settings.slotsPerSdk }, (_, slot) => configPath(project, slot));
+    const closed = project.ready
+      .then(() => this.api.updateSnapshot({ closeProjects: configs }))
+      .then((snapshot) => this.dispose(snapshot))
+      .finally(() => this.vfs.deleteDirectory(project.dir));
+    closed.catch(noop);
+  }
+
+  /** Releases a snapshot without waiting (saves a round trip); shutdown waits for the releases in flight. */
+  private dispose(snapshot: Snapshot): void {
+    const released = snapshot.dispose().catch(noop);
+    this.releases.add(released);
+    void released.finally(() => this.releases.delete(released));
+  }
+
+  /**
+   * Settles with `work`, or rejects when the session fails first or `deadline` passes (a hung compiler is
+   * killed, which fails every pending request of this session).
+   */
+  private guard<T>(work: Promise<T>, deadline: number): Promise<T> {
+    work.catch(noop);
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(
+        () => {
+          this.fail(
+            new IsocodeError(
+              'INTERNAL_ERROR',
+              `the TypeScript compiler did not answer within ${this.settings.timeoutMs} ms; it is restarted on the next check`,
+            ),
+          );
+        },
+        Math.max(0, deadline - Date.now()),
+      );
+      const onFailure = (error: IsocodeError): void => {
+        cleanup();
+        reject(error);
+      };
+      const cleanup = (): void => {
+        clearTimeout(timer);
+        this.failureListeners.delete(onFailure);
+      };
+      this.failureListeners.add(onFailure);
+      work.then(
+        (value) => {
+          cleanup();
+          resolve(value);
+        },
+        (cause: unknown) => {
+          cleanup();
+          reject(
+            this.failure ??
+              (isIsocodeError(cause)
+                ? cause
+                : new IsocodeError('INTERNAL_ERROR', 'the TypeScript compiler failed', { cause })),
+          );
+        },
+      );
+    });
+  }
+
+  /** Marks the session failed: every pending request rejects with `error`; the process is killed. */
+  private fail(error: IsocodeError, killProcess = true): void {
+    if (this.failure) return;
+    this.failure = error;
+    for (const listener of [...this.failureListeners]) listener(error);
+    for (const project of this.projects.values()) project.slots.rejectAll(error);
+    if (killProcess) {
+      this.attachChild();
+      this.child?.kill('SIGKILL');
+      // Releases the connection; requests left pending on it are dropped with it.
+      this.api.close().catch(noop);
+      if (!this.child) this.markExited();
+    }
+  }
+
+  /**
+   * Finds the compiler's child process inside the API client (a private field of the pinned version): the
+   * only way to notice a crash and to guarantee that close() leaves no process behind.
+   */
+  private attachChild(): void {
+    if (this.child) return;
+    const client = (this.api as unknown as { client?: { process?: unknown } }).client;
+    const proc = client?.process as ChildProcess | undefined;
+    if (!proc || typeof proc.pid !== 'number' || typeof proc.once !== 'function') return;
+    this.child = proc;
+    proc.on('error', noop);
+    if (proc.stdin) swallowWriteErrors(proc.stdin);
+    const onExit = (code: number | null, signal: NodeJS.Signals | null): void => {
+      this.markExited();
+      this.fail(
+        new IsocodeError(
+          'INTERNAL_ERROR',
+          `the TypeScript compiler process exited unexpectedly (${signal ?? `exit code ${code}`}); it is restarted on the next check`,
+        ),
+      );
+    };
+    if (proc.exitCode !== null || proc.signalCode !== null) onExit(proc.exitCode, proc.signalCode);
+    else proc.once('exit', onExit);
+  }
+
+  private markExited(): void {
+    if (this.exited) return;
+    this.exited = true;
+    this.onExit();
+  }
+}
+
+/**
+ * The JSON-RPC client rethrows a failed request write inside an async promise executor: an unhandled
+ * rejection that would take the whole service down when the compiler dies between two writes. Writes to a
+ * dead or closed compiler are dropped instead; the session notices the exit (or the deadline) and fails
+ * the pending requests itself.
+ */
+function swallowWriteErrors(stdin: Writable): void {
+  stdin.on('error', noop);
+  const write = stdin.write.bind(stdin) as (chunk: unknown, encoding: unknown, callback: (error?: Error | null) => void) => boolean;
+  const patched = (chunk: unknown, encoding?: unknown, callback?: unknown): boolean => {
+    const done = (typeof encoding === 'function' ? encoding : callback) as ((error?: Error | null) => void) | undefined;
+    const enc = typeof encoding === 'function' ? undefined : encoding;
+    if (stdin.writableEnded || stdin.destroyed) {
+      if (done) process.nextTick(done);
+      return false;
+    }
+    return write(chunk, enc, () => done?.());
+  };
+  stdin.write = patched as Writable['write'];
+}
+
+function waitForExit(child: ChildProcess, ms: number): Promise<boolean> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
+  return withTimeout(
+    new Promise<boolean>((resolve) => child.once('exit', () => resolve(true))),
+    ms,
+  ).then((exited) => exited === true);
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(undefined), ms);
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      () => {
+        clearTimeout(timer);
+        resolve(undefined);
+      },
+    );
+  });
+}

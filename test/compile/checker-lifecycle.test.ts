@@ -1,0 +1,132 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createNativeChecker } from '../../src/compile/index.js';
+import type { TypeChecker } from '../../src/compile/index.js';
+import { READ_SDK, WRITE_SDK, childProcesses, stopProcess, waitFor } from './helpers.js';
+
+const created: TypeChecker[] = [];
+function newChecker(options?: Parameters<typeof createNativeChecker>[0]): TypeChecker {
+  const checker = createNativeChecker(options);
+  created.push(checker);
+  return checker;
+}
+
+afterEach(async () => {
+  for (const checker of created.splice(0)) await checker.close();
+});
+
+const GOOD = 'return (await tools.read_file({ path: "a" })).size;';
+
+/** The single compiler process of this test (no other checker is alive). */
+function onlyCompiler(): number {
+  const pids = childProcesses();
+  expect(pids).toHaveLength(1);
+  return pids[0] ?? 0;
+}
+
+describe('native checker: process lifecycle', () => {
+  it('starts the compiler on warmup and leaves no process behind after close', async () => {
+    const checker = newChecker();
+    expect(checker.stats()).toEqual({ checks: 0, processes: 0, cachedSdks: 0 });
+    await checker.warmup(READ_SDK);
+    expect(checker.stats().processes).toBe(1);
+    expect(checker.stats().cachedSdks).toBe(1);
+    onlyCompiler();
+    await expect(checker.check(GOOD, READ_SDK)).resolves.toEqual([]);
+    await checker.close();
+    expect(childProcesses()).toEqual([]);
+    expect(checker.stats().processes).toBe(0);
+    await checker.close(); // idempotent
+    await expect(checker.check(GOOD, READ_SDK)).rejects.toMatchObject({ code: 'SHUTTING_DOWN' });
+  });
+
+  it('closes while checks are in flight: they reject, no process is left', async () => {
+    const checker = newChecker();
+    await checker.warmup();
+    const pending = Array.from({ length: 5 }, () => checker.check(GOOD, READ_SDK).then(() => 'ok', (e: unknown) => e));
+    await checker.close();
+    for (const outcome of await Promise.all(pending)) {
+      if (outcome !== 'ok') expect(outcome).toMatchObject({ code: 'SHUTTING_DOWN' });
+    }
+    expect(childProcesses()).toEqual([]);
+  });
+
+  it('fails the in-flight check of a crashed compiler with INTERNAL_ERROR and restarts on next use', async () => {
+    const checker = newChecker();
+    await checker.warmup(READ_SDK);
+    const pid = onlyCompiler();
+    await stopProcess(pid); // the check below is certainly in flight when the process dies
+    const inFlight = checker.check(GOOD, READ_SDK);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    process.kill(pid, 'SIGKILL');
+    await expect(inFlight).rejects.toMatchObject({
+      code: 'INTERNAL_ERROR',
+      message: expect.stringContaining('exited unexpectedly') as unknown,
+    });
+    await waitFor(() => checker.stats().processes === 0);
+    await expect(checker.check(GOOD, READ_SDK)).resolves.toEqual([]);
+    expect(checker.stats().processes).toBe(1);
+    expect(onlyCompiler()).not.toBe(pid);
+  });
+
+  it('restarts after the compiler died while idle', async () => {
+    const checker = newChecker();
+    await checker.warmup(READ_SDK);
+    process.kill(onlyCompiler(), 'SIGKILL');
+    await waitFor(() => checker.stats().processes === 0);
+    const diags = await checker.check('return (await tools.read_file({ path: "a" })).nope;', READ_SDK);
+    expect(diags.map((d) => d.code)).toEqual([2339]);
+  });
+
+  it('times out a hung compiler, kills it, and works again afterwards', async () => {
+    const checker = newChecker({ timeoutMs: 400 });
+    await checker.warmup(READ_SDK);
+    const pid = onlyCompiler();
+    await stopProcess(pid);
+    await expect(checker.check(GOOD, READ_SDK)).rejects.toMatchObject({
+      code: 'INTERNAL_ERROR',
+      message: expect.stringContaining('did not answer') as unknown,
+    });
+    await waitFor(() => !childProcesses().includes(pid));
+    await expect(checker.check(GOOD, READ_SDK)).resolves.toEqual([]);
+  });
+
+  it('rejects an aborted in-flight check quickly and keeps working', async () => {
+    const checker = newChecker();
+    await checker.warmup(READ_SDK);
+    const pid = onlyCompiler();
+    await stopProcess(pid);
+    const controller = new AbortController();
+    const aborted = checker.check(GOOD, READ_SDK, { signal: controller.signal });
+    // A queued check (both slots busy) is aborted too, before it runs.
+    const queuedController = new AbortController();
+    const busy = checker.check(GOOD, READ_SDK);
+    const queued = checker.check(GOOD, READ_SDK, { signal: queuedController.signal });
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    controller.abort();
+    queuedController.abort();
+    await expect(aborted).rejects.toMatchObject({ code: 'ABORTED' });
+    await expect(queued).rejects.toMatchObject({ code: 'ABORTED' });
+    process.kill(pid, 'SIGCONT');
+    await expect(busy).resolves.toEqual([]);
+    await expect(checker.check(GOOD, READ_SDK)).resolves.toEqual([]);
+    expect(onlyCompiler()).toBe(pid);
+  });
+
+  it('keeps a bounded number of SDKs and recompiles an evicted one on demand', async () => {
+    const checker = newChecker({ maxSdks: 2 });
+    const third = { hash: 'third', text: READ_SDK.text.replace('list_dir', 'list_files') };
+    const write = 'await tools.write_file({ path: "a", content: "b" });';
+    for (let round = 0; round < 2; round++) {
+      await expect(checker.check(GOOD, READ_SDK)).resolves.toEqual([]);
+      await expect(checker.check(write, WRITE_SDK)).resolves.toEqual([]);
+      await expect(checker.check('await tools.list_files({ path: "." });', third)).resolves.toEqual([]);
+      expect(checker.stats().cachedSdks).toBeLessThanOrEqual(2);
+    }
+    expect(checker.stats().checks).toBe(6);
+  });
+
+  it('rejects invalid options', () => {
+    expect(() => createNativeChecker({ slotsPerSdk: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG' }));
+    expect(() => createNativeChecker({ timeoutMs: 1.5 })).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG' }));
+  });
+});
