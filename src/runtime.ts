@@ -3,19 +3,36 @@
  * library, the CLI, the HTTP service and the MCP server are built on.
  */
 import type { Approver } from './executor/approval.js';
-import { createAuditSink, EventBus, type AuditOptions, type AuditSink, type EventListener } from './executor/events.js';
+import {
+  createAuditSink,
+  EventBus,
+  type AuditOptions,
+  type AuditSink,
+  type EventListener,
+} from './executor/events.js';
 import { Executor, type ExecutorOptions } from './executor/executor.js';
 import type { ExecuteOptions, Hooks, ToolCall, ToolResult } from './executor/types.js';
-import { createIsolateRunner, type IsolateRunner, type IsolateRunnerOptions } from './run-code/isolate-runner.js';
+import {
+  createIsolateRunner,
+  type IsolateRunner,
+  type IsolateRunnerOptions,
+} from './run-code/isolate-runner.js';
 import { ScopeSdkCache } from './run-code/scope-sdk.js';
 import { createRunCodeTool } from './run-code/tool.js';
 import type { RenderedSdk } from './sdk/index.js';
 import { RUN_CODE } from './tools/names.js';
-import type { CodeRunner, RunProgressEvent } from './run-code/types.js';
+import type { CodeRunner, ProgramDiagnostic, RunProgressEvent } from './run-code/types.js';
+import { IsocodeError } from './errors.js';
 import { ToolRegistry } from './tools/registry.js';
 import { DEFAULT_SCOPE, type ScopeConfig } from './tools/scopes.js';
 import type { PresentationMode, ToolDefinition, ToolSchema } from './tools/types.js';
-import { toWireFormat, type AnthropicTool, type McpTool, type OpenAiTool, type WireFormat } from './tools/wire.js';
+import {
+  toWireFormat,
+  type AnthropicTool,
+  type McpTool,
+  type OpenAiTool,
+  type WireFormat,
+} from './tools/wire.js';
 
 /** Code-mode options. */
 export interface CodeModeOptions extends IsolateRunnerOptions {
@@ -90,6 +107,12 @@ export interface Runtime {
    * under `code` and `both`).
    */
   systemPrompt(scope?: string): PromptSection[];
+  /**
+   * Type-checks a run_code program against the scope's SDK without running it.
+   * @returns the diagnostics in program coordinates (empty when the program is well typed).
+   * @throws IsocodeError INVALID_CONFIG when code mode is off.
+   */
+  check(code: string, scope?: string, signal?: AbortSignal): Promise<ProgramDiagnostic[]>;
   /** Counters: isolates, checker, live runs. */
   stats(): RuntimeStats;
   /** Subscribes to run_code progress (logs, nested calls) by run_code call id. */
@@ -120,9 +143,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     registry.defineScope(id, config);
   }
   // Parents may be declared after their children in the object: define in dependency order.
-  const pending = new Map(Object.entries(options.scopes ?? {}).filter(([id]) => id !== DEFAULT_SCOPE));
+  const pending = new Map(
+    Object.entries(options.scopes ?? {}).filter(([id]) => id !== DEFAULT_SCOPE),
+  );
   while (pending.size > 0) {
-    const ready = [...pending].find(([, c]) => c.parent === undefined || registry.hasScope(c.parent) || !pending.has(c.parent));
+    const ready = [...pending].find(
+      ([, c]) => c.parent === undefined || registry.hasScope(c.parent) || !pending.has(c.parent),
+    );
     const [id, config] = ready ?? [...pending][0]!;
     registry.defineScope(id, config);
     pending.delete(id);
@@ -179,20 +206,38 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
 
   // The run_code entry on the wire carries the scope's instructions and SDK in its description.
   const wire = (scope: string): ToolSchema[] =>
-    registry.wireSchemas(scope).map((t) => (t.name === RUN_CODE ? { ...t, description: `${t.description}\n\n${sdks.prompt(scope)}` } : t));
+    registry
+      .wireSchemas(scope)
+      .map((t) =>
+        t.name === RUN_CODE
+          ? { ...t, description: `${t.description}\n\n${sdks.prompt(scope)}` }
+          : t,
+      );
 
   let closed: Promise<void> | undefined;
   const runtime: Runtime = {
     execute: (call, opts) => executor.execute(call, opts),
     schemas: (scope = DEFAULT_SCOPE) => registry.schemas(scope),
     wireSchemas: (scope = DEFAULT_SCOPE) => wire(scope),
-    wireTools: ((format: WireFormat, scope = DEFAULT_SCOPE) => toWireFormat(wire(scope), format)) as Runtime['wireTools'],
+    wireTools: ((format: WireFormat, scope = DEFAULT_SCOPE) =>
+      toWireFormat(wire(scope), format)) as Runtime['wireTools'],
     sdk: (scope = DEFAULT_SCOPE) => sdks.sdk(scope),
     systemPrompt: (scope = DEFAULT_SCOPE) => sections(scope),
+    check: async (code, scope = DEFAULT_SCOPE, signal) => {
+      if (!runner?.check)
+        throw new IsocodeError(
+          'INVALID_CONFIG',
+          'code mode is off in this runtime: nothing to check against',
+        );
+      return runner.check(code, sdks.sdk(scope), signal);
+    },
     stats: () => ({
       liveRuns: executor.liveParents,
       eventListenerFailures: events.failures,
-      runner: runner && 'stats' in runner && typeof runner.stats === 'function' ? (runner as IsolateRunner).stats() : undefined,
+      runner:
+        runner && 'stats' in runner && typeof runner.stats === 'function'
+          ? (runner as IsolateRunner).stats()
+          : undefined,
     }),
     mode: (scope = DEFAULT_SCOPE) => registry.mode(scope),
     register: (tools) => registry.register(tools),

@@ -43,6 +43,8 @@ export interface IsolateRunnerOptions {
   pool?: SandboxPoolOptions | undefined;
   /** The type-checker. @default the native TypeScript 7 checker in its own process */
   checker?: TypeChecker | undefined;
+  /** Per-scope limits layered over `limits` (for example a tenant with a smaller memory budget). */
+  scopeLimits?: Readonly<Record<string, Partial<SandboxLimits>>> | undefined;
 }
 
 /** Stage timings of one run, in milliseconds. */
@@ -220,8 +222,24 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
     return { result: outcome.result as JsonValue, logs, calls, timings };
   }
 
+  async function check(
+    code: string,
+    sdk: { text: string; hash: string },
+    signal?: AbortSignal,
+  ): Promise<ProgramDiagnostic[]> {
+    const transpiled = transpileProgram(code);
+    if (!transpiled.ok) return transpiled.diagnostics.map(toDiagnostic);
+    const active = checker ?? createNativeChecker();
+    try {
+      return (await active.check(code, sdk, signal ? { signal } : {})).map(toDiagnostic);
+    } finally {
+      if (active !== checker) await active.close();
+    }
+  }
+
   return {
     run,
+    check,
     async warmup() {
       await Promise.all([pool.warmup(), checker?.warmup()]);
     },

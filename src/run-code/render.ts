@@ -10,6 +10,9 @@ export function renderLogs(logs: readonly LogLine[]): string {
 export function renderRunValue(value: RunCodeValue): string {
   const parts: string[] = [];
   if (value.logs.length > 0) parts.push(renderLogs(value.logs));
-  if (value.result !== null) parts.push(typeof value.result === 'string' ? value.result : JSON.stringify(value.result, null, 2));
+  if (value.result !== null)
+    parts.push(
+      typeof value.result === 'string' ? value.result : JSON.stringify(value.result, null, 2),
+    );
   return parts.length > 0 ? parts.join('\n\n') : '(no output)';
 }

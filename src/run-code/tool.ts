@@ -22,17 +22,23 @@ export interface RunCodeToolOptions {
 }
 
 const DESCRIPTION =
-  'Runs a TypeScript program against the typed SDK of this scope\'s tools. The program is the body of an async function: use await, call tools through the `tools` object, and `return` a JSON value.';
+  "Runs a TypeScript program against the typed SDK of this scope's tools. The program is the body of an async function: use await, call tools through the `tools` object, and `return` a JSON value.";
 
 /** Builds the run_code tool. */
 export function createRunCodeTool(options: RunCodeToolOptions): ResolvedTool {
   const maxCode = options.maxCodeChars ?? 100_000;
   const input = z.object({
-    code: z.string().min(1, 'code must not be empty').max(maxCode, `code must be at most ${maxCode} characters`),
+    code: z
+      .string()
+      .min(1, 'code must not be empty')
+      .max(maxCode, `code must be at most ${maxCode} characters`),
     description: z
       .string()
       .max(200, 'description must be at most 200 characters')
-      .refine((s) => s.trim().length > 0, 'description must not be blank: give the program a short title'),
+      .refine(
+        (s) => s.trim().length > 0,
+        'description must not be blank: give the program a short title',
+      ),
   });
   return resolveTool(
     {
@@ -49,7 +55,10 @@ export function createRunCodeTool(options: RunCodeToolOptions): ResolvedTool {
           signal,
           parentToken,
           dispatch: (name, callArgs, callSignal) =>
-            options.executor.execute({ name, args: callArgs }, { scope, parent: parentToken, signal: callSignal }),
+            options.executor.execute(
+              { name, args: callArgs },
+              { scope, parent: parentToken, signal: callSignal },
+            ),
           emit: (event) => options.onProgress?.(callId, event),
           sdk: () => options.sdkFor(scope),
         });

@@ -41,6 +41,7 @@ export type RunFailureKind =
 
 /** A type or syntax diagnostic in the program's own coordinates. */
 export interface ProgramDiagnostic {
+  kind: 'typecheck' | 'syntax';
   code: number;
   message: string;
   line: number;
@@ -86,7 +87,13 @@ export type RunProgressEvent =
   | { type: 'typecheck'; ok: boolean; ms: number; diagnostics: number }
   | { type: 'log'; level: LogLine['level']; text: string }
   | { type: 'call-start'; name: string }
-  | { type: 'call-end'; name: string; ok: boolean; code: ErrorCode | undefined; durationMs: number };
+  | {
+      type: 'call-end';
+      name: string;
+      ok: boolean;
+      code: ErrorCode | undefined;
+      durationMs: number;
+    };
 
 /**
  * Runs run_code programs. The default runner type-checks against the scope's SDK and runs the
@@ -95,6 +102,8 @@ export type RunProgressEvent =
  */
 export interface CodeRunner {
   run(program: { code: string; description: string }, ctx: RunnerContext): Promise<RunCodeValue>;
+  /** Type-checks (and syntax-checks) a program against an SDK without running it. */
+  check?(code: string, sdk: ScopeSdk, signal?: AbortSignal): Promise<ProgramDiagnostic[]>;
   warmup?(): Promise<void>;
   close?(): Promise<void>;
 }

@@ -1,0 +1,98 @@
+/**
+ * Opening a runtime from a config file: load the config, load every tool source, create the
+ * runtime with the configured scopes, limits and audit. The CLI, the HTTP service and the MCP
+ * server all start here.
+ */
+import {
+  createRuntime,
+  DEFAULT_SCOPE,
+  type Runtime,
+  type RuntimeOptions,
+  type ScopeConfig,
+} from '../index.js';
+import { loadConfig } from './config.js';
+import type { IsocodeConfig, LimitsConfig } from './config-types.js';
+import { loadSources, type LoadedSources } from './load.js';
+
+/** Options of {@link openRuntime}. */
+export interface OpenRuntimeOptions {
+  /** The config file. @default ./isocode.config.json when it exists, else the built-in demo tools */
+  configPath?: string | undefined;
+  /** Where relative paths and the default config file are looked up. @default process.cwd() */
+  cwd?: string | undefined;
+  /** Runtime options layered over what the config sets (hooks, approver, event listeners, ...). */
+  runtime?: Partial<RuntimeOptions> | undefined;
+  /** Presentation mode of the default scope when the config declares none. @default "code" */
+  defaultMode?: ScopeConfig['mode'];
+}
+
+/** A runtime opened from a config, with its sources. */
+export interface OpenedRuntime {
+  runtime: Runtime;
+  config: IsocodeConfig;
+  /** The scope requests use when they name none. */
+  defaultScope: string;
+  sources: LoadedSources['sources'];
+  /** Closes the runtime, then every source (upstream MCP servers included). Idempotent. */
+  close(): Promise<void>;
+}
+
+const definedLimits = (limits: LimitsConfig | undefined): Record<string, number> =>
+  Object.fromEntries(Object.entries(limits ?? {}).filter(([, v]) => v !== undefined)) as Record<
+    string,
+    number
+  >;
+
+/** Opens a runtime from a config file (or the zero-config demo). */
+export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<OpenedRuntime> {
+  const config = await loadConfig(
+    options.configPath,
+    options.cwd === undefined ? {} : { cwd: options.cwd },
+  );
+  const loaded = await loadSources(config);
+  try {
+    const scopes: Record<string, ScopeConfig> = {};
+    const scopeLimits: Record<string, Record<string, number>> = {};
+    for (const [id, s] of Object.entries(config.scopes)) {
+      scopes[id] = { parent: s.parent, mode: s.mode, allow: s.allow, deny: s.deny };
+      if (s.limits) scopeLimits[id] = definedLimits(s.limits);
+    }
+    const root = scopes[DEFAULT_SCOPE] ?? {};
+    if (root.mode === undefined)
+      scopes[DEFAULT_SCOPE] = { ...root, mode: options.defaultMode ?? 'code' };
+    const extra = options.runtime ?? {};
+    const codeMode =
+      extra.codeMode === false
+        ? false
+        : {
+            typecheck: config.typecheck,
+            limits: definedLimits(config.limits),
+            scopeLimits,
+            ...(extra.codeMode ?? {}),
+          };
+    const runtime = await createRuntime({
+      maxParallelSubCalls: config.maxParallelSubCalls,
+      defaultTimeoutMs: config.defaultTimeoutMs,
+      ...(config.audit ? { audit: { path: config.audit.path } } : {}),
+      ...extra,
+      tools: [...loaded.tools, ...(extra.tools ?? [])],
+      scopes: { ...scopes, ...(extra.scopes ?? {}) },
+      codeMode,
+    });
+    let closing: Promise<void> | undefined;
+    return {
+      runtime,
+      config,
+      defaultScope: config.defaultScope,
+      sources: loaded.sources,
+      close: () =>
+        (closing ??= (async () => {
+          await runtime.close();
+          await loaded.close();
+        })()),
+    };
+  } catch (err) {
+    await loaded.close();
+    throw err;
+  }
+}
