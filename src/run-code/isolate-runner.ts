@@ -66,6 +66,7 @@ export interface IsolateRunner extends CodeRunner {
 }
 
 const toDiagnostic = (d: Diagnostic): ProgramDiagnostic => ({
+  kind: d.kind,
   code: d.code,
   message: d.message,
   line: d.line,
