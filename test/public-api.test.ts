@@ -1,0 +1,49 @@
+import { readFileSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import * as api from '../src/index.js';
+
+const root = resolve(import.meta.dirname, '..');
+
+/** Every source file reachable from `entry` through relative imports (static and dynamic). */
+function graph(entry: string): Set<string> {
+  const seen = new Set<string>();
+  const visit = (file: string): void => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const text = readFileSync(file, 'utf8');
+    for (const m of text.matchAll(/(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)) {
+      const spec = m[1]!;
+      visit(resolve(dirname(file), spec.replace(/\.js$/, '.ts')));
+    }
+  };
+  visit(resolve(root, entry));
+  return new Set([...seen].map((f) => relative(root, f)));
+}
+
+describe('the public API', () => {
+  it('the root entry pulls no HTTP server, MCP server or CLI code', () => {
+    const files = [...graph('src/index.ts')];
+    expect(files.filter((f) => /^src\/(server|mcp|cli)\//.test(f))).toEqual([]);
+    expect(files).toContain('src/executor/executor.ts');
+  });
+
+  it('the testing entry pulls no server, MCP server or CLI code either', () => {
+    expect([...graph('src/testing.ts')].filter((f) => /^src\/(server|mcp|cli)\//.test(f))).toEqual([]);
+  });
+
+  it('exports explicit, documented names (no accidental internals)', () => {
+    const names = Object.keys(api).sort();
+    expect(names).toContain('createRuntime');
+    expect(names).toContain('defineTool');
+    expect(names).toContain('IsocodeError');
+    expect(names).not.toContain('Executor');
+    expect(names).not.toContain('ToolRegistry');
+    expect(names).not.toContain('SandboxPool');
+  });
+
+  it('the isolate-side code lives in sdk-templates, not in strings', () => {
+    const files = [...graph('src/index.ts')];
+    expect(files.some((f) => f.startsWith('sdk-templates/isolate/'))).toBe(true);
+  });
+});
