@@ -111,7 +111,6 @@ export const mcpStdioSchema = z.strictObject({
   command: nonEmpty,
   args: z.array(z.string()).default([]),
   env: z.record(envName, z.string()).default({}),
-  inheritEnv: z.array(envName).default([]),
   cwd: nonEmpty.optional(),
   stderr: z.enum(['capture', 'inherit', 'ignore']).default('capture'),
 });
@@ -125,9 +124,6 @@ export const mcpHttpSchema = z.strictObject({
     ),
   headers: z
     .record(z.string().regex(HEADER_NAME_RE, 'expected an HTTP header name'), z.string())
-    .default({}),
-  headersEnv: z
-    .record(z.string().regex(HEADER_NAME_RE, 'expected an HTTP header name'), envName)
     .default({}),
 });
 

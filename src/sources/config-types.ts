@@ -34,11 +34,10 @@ export interface McpStdioConfig {
   args: string[];
   /**
    * Extra environment variables. The child gets only a safe default set (HOME, PATH, SHELL, TERM,
-   * USER, LOGNAME), then `inheritEnv`, then these. @default {}
+   * USER, LOGNAME) plus these. `${VAR}` in a value is replaced by this process's variable VAR
+   * when the source loads (`$${` is a literal `${`). @default {}
    */
   env: Record<string, string>;
-  /** Names of this process's environment variables to pass through to the child. @default [] */
-  inheritEnv: string[];
   /** The child's working directory. @default the config file's directory */
   cwd: string;
   /**
@@ -52,10 +51,11 @@ export interface McpStdioConfig {
 export interface McpHttpConfig {
   /** The MCP endpoint, `http:` or `https:`. */
   url: string;
-  /** Extra request headers (for example `Authorization`). @default {} */
+  /**
+   * Extra request headers (for example `Authorization`). `${VAR}` in a value is replaced by this
+   * process's variable VAR when the source loads (`$${` is a literal `${`). @default {}
+   */
   headers: Record<string, string>;
-  /** Headers whose value is read from an environment variable when the source loads: header name → variable name. @default {} */
-  headersEnv: Record<string, string>;
 }
 
 /** `{ "name": "fs", "mcp": {...} }`: the tools of an upstream MCP server, as `<name>.<tool>`. */

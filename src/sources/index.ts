@@ -18,3 +18,25 @@ export type {
   ResolvedApiKey,
 } from './config.js';
 export type * from './config-types.js';
+export { mcpTools } from './mcp.js';
+export type { McpSource, McpSourceStatus, McpToolsOptions } from './mcp.js';
+export type {
+  McpConnectionStatus,
+  McpHttpOptions,
+  McpReconnectOptions,
+  McpServerOptions,
+  McpStdioOptions,
+  McpTransportFactoryOptions,
+} from './mcp-connection.js';
+export { MCP_TEXT_RESULT_SCHEMA } from './mcp-result.js';
+export type { McpTextResult } from './mcp-result.js';
+export { assignLocalNames, sanitizeToolNamePart } from './mcp-names.js';
+export { loadModuleTools } from './module.js';
+export { loadSources, interpolateEnv } from './load.js';
+export type {
+  LoadedSources,
+  LoadSourcesOptions,
+  SourceStatus,
+  BuiltinSourceStatus,
+  ModuleSourceStatus,
+} from './load.js';

@@ -83,7 +83,7 @@ describe('parseConfig', () => {
               command: './bin/server.js',
               cwd: 'work',
               stderr: 'inherit',
-              inheritEnv: ['GITHUB_TOKEN'],
+              env: { GITHUB_TOKEN: '${GITHUB_TOKEN}' },
             },
           },
         ],
@@ -130,7 +130,6 @@ describe('parseConfig', () => {
           command: 'npx',
           args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp/x'],
           env: {},
-          inheritEnv: [],
           cwd: base,
           stderr: 'capture',
         },
@@ -143,7 +142,6 @@ describe('parseConfig', () => {
         mcp: {
           url: 'http://127.0.0.1:3000/mcp',
           headers: { Authorization: 'Bearer x' },
-          headersEnv: {},
         },
       },
       {
@@ -154,8 +152,7 @@ describe('parseConfig', () => {
         mcp: {
           command: join(base, 'bin/server.js'),
           args: [],
-          env: {},
-          inheritEnv: ['GITHUB_TOKEN'],
+          env: { GITHUB_TOKEN: '${GITHUB_TOKEN}' },
           cwd: join(base, 'work'),
           stderr: 'inherit',
         },

@@ -1,0 +1,429 @@
+/**
+ * One upstream MCP server connection with reconnect-on-next-call: a session is opened lazily
+ * after a loss, with exponential backoff between failed attempts, and calls fail fast with
+ * UPSTREAM_UNAVAILABLE while the backoff is long.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { IsocodeError, isIsocodeError } from '../index.js';
+import type { StderrMode } from './config-types.js';
+import { classifyCallError, messageOf, unavailableError } from './mcp-result.js';
+
+/** An upstream server spawned as a child process (stdio). */
+export interface McpStdioOptions {
+  /** The executable (looked up on PATH unless it is a path). */
+  command: string;
+  /** @default [] */
+  args?: string[] | undefined;
+  /** Extra environment variables, on top of a safe default set (HOME, PATH, SHELL, TERM, USER, LOGNAME). @default {} */
+  env?: Record<string, string> | undefined;
+  /** @default process.cwd() */
+  cwd?: string | undefined;
+  /** @default "capture" */
+  stderr?: StderrMode | undefined;
+}
+
+/** An upstream server reached over streamable HTTP. */
+export interface McpHttpOptions {
+  url: string | URL;
+  /** @default {} */
+  headers?: Record<string, string> | undefined;
+}
+
+/** Any MCP SDK client transport (for in-process servers and tests). A fresh one per connection. */
+export interface McpTransportFactoryOptions {
+  transport: () => Transport;
+}
+
+/** How to reach an upstream MCP server. */
+export type McpServerOptions = McpStdioOptions | McpHttpOptions | McpTransportFactoryOptions;
+
+/** Reconnection after the upstream is lost. */
+export interface McpReconnectOptions {
+  /** Delay before the second attempt after a loss; doubles per consecutive failure. @default 200 */
+  initialDelayMs?: number | undefined;
+  /** Longest delay between attempts. @default 30000 */
+  maxDelayMs?: number | undefined;
+  /** A call waits out a remaining backoff up to this long; beyond it, the call fails at once. @default 1000 */
+  maxWaitMs?: number | undefined;
+}
+
+/** The connection part of a source's status. */
+export interface McpConnectionStatus {
+  transport: 'stdio' | 'http' | 'custom';
+  state: 'connecting' | 'connected' | 'disconnected' | 'closed';
+  /** The upstream's `serverInfo` from the last handshake. */
+  server: { name: string; version: string } | undefined;
+  /** The child process of a connected stdio source. */
+  pid: number | undefined;
+  /** Successful reconnections since the source was created. */
+  reconnects: number;
+  /** Connection losses and failed attempts since the last successful call. */
+  consecutiveFailures: number;
+  lastError: string | undefined;
+  /** Milliseconds until the next reconnection attempt is allowed (0: now). */
+  nextAttemptInMs: number;
+  /** The last few KB of a stdio server's stderr (with `stderr: "capture"`). */
+  stderrTail: string | undefined;
+}
+
+interface Session {
+  client: Client;
+  transport: Transport;
+  pid: number | undefined;
+  tools: Tool[];
+}
+
+const CLIENT_INFO = { name: 'isocode', version: '0.1.0' };
+/** setTimeout's ceiling: the SDK's own per-request timeout is disabled; callers' signals and the runtime's timeouts govern. */
+const NO_SDK_TIMEOUT = 2_147_483_647;
+const STDERR_TAIL_CHARS = 8192;
+const MAX_LIST_PAGES = 1000;
+const FATAL_HTTP_ERROR =
+  /SSE stream disconnected|Failed to reconnect|Maximum reconnection attempts/;
+
+function transportKind(server: McpServerOptions): McpConnectionStatus['transport'] {
+  return 'command' in server ? 'stdio' : 'url' in server ? 'http' : 'custom';
+}
+
+/** The error a call throws when its signal aborted: the signal's reason when it is an Error. */
+export function abortError(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error || isIsocodeError(reason)
+    ? reason
+    : new IsocodeError('ABORTED', 'the call was aborted');
+}
+
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(abortError(signal));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(abortError(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      },
+    );
+  });
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+async function waitForExit(pid: number, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return; // ESRCH: gone
+    }
+    await sleep(20);
+  }
+}
+
+/** Lists every tool, following pagination cursors. */
+async function listAllTools(client: Client, timeout: number): Promise<Tool[]> {
+  const tools: Tool[] = [];
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_LIST_PAGES; page++) {
+    const result = await client.listTools(cursor === undefined ? undefined : { cursor }, {
+      timeout,
+    });
+    tools.push(...result.tools);
+    cursor = result.nextCursor;
+    if (cursor === undefined || seen.has(cursor)) break;
+    seen.add(cursor);
+  }
+  return tools;
+}
+
+/** Options of {@link McpConnection}. */
+export interface McpConnectionOptions {
+  name: string;
+  server: McpServerOptions;
+  connectTimeoutMs: number;
+  reconnect: McpReconnectOptions;
+  /** Called with the new upstream catalog after a list_changed refresh or a reconnection that changed it. */
+  onCatalog: (tools: Tool[]) => void;
+}
+
+/** A managed connection to one upstream MCP server. */
+export class McpConnection {
+  readonly #o: McpConnectionOptions;
+  #session: Session | undefined;
+  #connecting: Promise<Session> | undefined;
+  #closing: Promise<void> | undefined;
+  #failures = 0;
+  #lastFailureAt = 0;
+  #lastError: string | undefined;
+  #reconnects = 0;
+  #opened = 0;
+  #serverInfo: { name: string; version: string } | undefined;
+  #stderrTail = '';
+  #catalogJson = '';
+
+  constructor(options: McpConnectionOptions) {
+    this.#o = options;
+  }
+
+  /** Opens the first session. @returns the upstream catalog. @throws UPSTREAM_UNAVAILABLE (with the stderr tail, for the operator). */
+  async start(): Promise<Tool[]> {
+    try {
+      const session = await this.#ensure(undefined);
+      return session.tools;
+    } catch (error) {
+      const tail = this.#stderrTail.trim().split(/\r?\n/).slice(-5).join(' | ').slice(-600);
+      if (isIsocodeError(error) && tail !== '') {
+        throw new IsocodeError(error.code, `${error.message} (stderr: ${tail})`, {
+          ...(error.details ? { details: error.details } : {}),
+          cause: error,
+        });
+      }
+      throw error;
+    }
+  }
+
+  /** Forwards one `tools/call`. Errors are mapped (see mcp-result.ts); a lost connection is UPSTREAM_UNAVAILABLE. */
+  async callTool(
+    tool: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown>> {
+    if (signal.aborted) throw abortError(signal);
+    const session = await this.#ensure(signal);
+    try {
+      const result = await session.client.callTool({ name: tool, arguments: args }, undefined, {
+        signal,
+        timeout: NO_SDK_TIMEOUT,
+      });
+      this.#failures = 0;
+      return result;
+    } catch (error) {
+      if (signal.aborted) throw abortError(signal);
+      const classified = classifyCallError(error, { source: this.#o.name, tool });
+      if (classified.unavailable) {
+        this.#lost(session, classified.reason);
+        throw unavailableError(this.#o.name, classified.reason, error);
+      }
+      this.#failures = 0; // the upstream answered
+      throw classified.error;
+    }
+  }
+
+  status(): McpConnectionStatus {
+    const state = this.#closing
+      ? 'closed'
+      : this.#session
+        ? 'connected'
+        : this.#connecting
+          ? 'connecting'
+          : 'disconnected';
+    return {
+      transport: transportKind(this.#o.server),
+      state,
+      server: this.#serverInfo,
+      pid: this.#session?.pid,
+      reconnects: this.#reconnects,
+      consecutiveFailures: this.#failures,
+      lastError: this.#lastError,
+      nextAttemptInMs: this.#session ? 0 : this.#backoffRemaining(),
+      stderrTail: this.#stderrTail === '' ? undefined : this.#stderrTail,
+    };
+  }
+
+  /** Closes the session and any child process; later calls fail with UPSTREAM_UNAVAILABLE. Idempotent. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      const pending = this.#connecting;
+      if (pending)
+        await pending.then(
+          () => undefined,
+          () => undefined,
+        );
+      const session = this.#session;
+      this.#session = undefined;
+      if (session) await this.#dispose(session, true);
+    })();
+    return this.#closing;
+  }
+
+  #delay(failures: number): number {
+    if (failures <= 0) return 0;
+    const initial = this.#o.reconnect.initialDelayMs ?? 200;
+    const max = this.#o.reconnect.maxDelayMs ?? 30_000;
+    return Math.min(initial * 2 ** (failures - 1), max);
+  }
+
+  #backoffRemaining(): number {
+    return Math.max(0, this.#lastFailureAt + this.#delay(this.#failures) - Date.now());
+  }
+
+  #recordFailure(reason: string): void {
+    this.#failures++;
+    this.#lastFailureAt = Date.now();
+    this.#lastError = reason;
+  }
+
+  async #ensure(signal: AbortSignal | undefined): Promise<Session> {
+    if (this.#closing) throw unavailableError(this.#o.name, 'the source is closed');
+    if (this.#session) return this.#session;
+    if (!this.#connecting) {
+      const wait = this.#backoffRemaining();
+      if (wait > (this.#o.reconnect.maxWaitMs ?? 1000)) {
+        throw unavailableError(
+          this.#o.name,
+          `${this.#lastError ?? 'not connected'}; next reconnection attempt in ${Math.ceil(wait / 100) / 10} s`,
+        );
+      }
+      const attempt = (async (): Promise<Session> => {
+        if (wait > 0) await sleep(wait);
+        return this.#connect();
+      })();
+      this.#connecting = attempt;
+      attempt.then(
+        () => {
+          if (this.#connecting === attempt) this.#connecting = undefined;
+        },
+        () => {
+          if (this.#connecting === attempt) this.#connecting = undefined;
+        },
+      );
+    }
+    return raceAbort(this.#connecting, signal);
+  }
+
+  async #connect(): Promise<Session> {
+    if (this.#closing) throw unavailableError(this.#o.name, 'the source is closed');
+    let session: Session;
+    try {
+      session = await this.#open();
+    } catch (error) {
+      const reason = messageOf(error);
+      this.#recordFailure(reason);
+      throw unavailableError(this.#o.name, reason, error);
+    }
+    if (this.#closing) {
+      await this.#dispose(session, true);
+      throw unavailableError(this.#o.name, 'the source is closed');
+    }
+    this.#session = session;
+    if (this.#opened++ > 0) this.#reconnects++;
+    this.#setCatalog(session.tools);
+    return session;
+  }
+
+  #createTransport(): Transport {
+    const server = this.#o.server;
+    if ('transport' in server) return server.transport();
+    if ('url' in server) {
+      return new StreamableHTTPClientTransport(new URL(server.url), {
+        requestInit: { headers: server.headers ?? {} },
+      });
+    }
+    const mode = server.stderr ?? 'capture';
+    const transport = new StdioClientTransport({
+      command: server.command,
+      args: server.args ?? [],
+      ...(server.env ? { env: server.env } : {}),
+      ...(server.cwd !== undefined ? { cwd: server.cwd } : {}),
+      stderr: mode === 'capture' ? 'pipe' : mode,
+    });
+    transport.stderr?.on('data', (chunk: Buffer | string) => {
+      this.#stderrTail = (this.#stderrTail + chunk.toString()).slice(-STDERR_TAIL_CHARS);
+    });
+    return transport;
+  }
+
+  async #open(): Promise<Session> {
+    const transport = this.#createTransport();
+    let session: Session | undefined;
+    const client = new Client(CLIENT_INFO, {
+      capabilities: {},
+      listChanged: {
+        tools: { autoRefresh: false, debounceMs: 50, onChanged: () => void this.#refresh(client) },
+      },
+    });
+    const isStdio = transport instanceof StdioClientTransport;
+    client.onclose = () => {
+      if (session)
+        this.#lost(session, isStdio ? 'the server process exited' : 'the connection closed');
+    };
+    client.onerror = (error: Error) => {
+      const message = messageOf(error);
+      if (
+        session &&
+        transport instanceof StreamableHTTPClientTransport &&
+        FATAL_HTTP_ERROR.test(message)
+      )
+        this.#lost(session, message);
+    };
+    try {
+      await client.connect(transport, { timeout: this.#o.connectTimeoutMs });
+      const tools = await listAllTools(client, this.#o.connectTimeoutMs);
+      const info = client.getServerVersion();
+      if (info) this.#serverInfo = { name: info.name, version: info.version };
+      session = {
+        client,
+        transport,
+        pid: isStdio ? (transport.pid ?? undefined) : undefined,
+        tools,
+      };
+      return session;
+    } catch (error) {
+      const pid = isStdio ? (transport.pid ?? undefined) : undefined;
+      await client.close().catch(() => undefined);
+      if (pid !== undefined) await waitForExit(pid, 2000);
+      throw error;
+    }
+  }
+
+  /** Drops a session that failed (once), and releases it in the background. */
+  #lost(session: Session, reason: string): void {
+    if (this.#session !== session) return;
+    this.#session = undefined;
+    this.#recordFailure(reason);
+    void this.#dispose(session, false);
+  }
+
+  async #dispose(session: Session, graceful: boolean): Promise<void> {
+    const { client, transport, pid } = session;
+    if (
+      graceful &&
+      transport instanceof StreamableHTTPClientTransport &&
+      transport.sessionId !== undefined
+    ) {
+      await Promise.race([transport.terminateSession().catch(() => undefined), sleep(1000)]);
+    }
+    await client.close().catch(() => undefined);
+    if (pid !== undefined) await waitForExit(pid, 3000);
+  }
+
+  async #refresh(client: Client): Promise<void> {
+    const session = this.#session;
+    if (!session || session.client !== client) return;
+    try {
+      session.tools = await listAllTools(client, this.#o.connectTimeoutMs);
+      if (this.#session === session) this.#setCatalog(session.tools);
+    } catch (error) {
+      this.#lastError = `tools/list after list_changed failed: ${messageOf(error)}`;
+    }
+  }
+
+  #setCatalog(tools: Tool[]): void {
+    const json = JSON.stringify(tools);
+    if (json === this.#catalogJson) return;
+    const first = this.#catalogJson === '';
+    this.#catalogJson = json;
+    if (!first) this.#o.onCatalog(tools);
+  }
+}

@@ -1,0 +1,105 @@
+/** Tools from a JS or TS module file. */
+import { stat } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { IsocodeError, isIsocodeError } from '../index.js';
+import type { ToolDefinition } from '../index.js';
+import { TOOL_NAME_RE } from './mcp-names.js';
+
+const JS_EXTENSIONS = new Set(['.mjs', '.js', '.cjs']);
+const TS_EXTENSIONS = new Set(['.ts', '.mts', '.cts']);
+
+type Rec = Record<string, unknown>;
+const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null;
+
+async function importModule(file: string): Promise<unknown> {
+  const url = pathToFileURL(file).href;
+  const ext = extname(file).toLowerCase();
+  if (JS_EXTENSIONS.has(ext)) return (await import(url)) as unknown;
+  let tsImport: (specifier: string, parent: string) => Promise<unknown>;
+  try {
+    ({ tsImport } = (await import('tsx/esm/api')) as { tsImport: typeof tsImport });
+  } catch (error) {
+    throw new IsocodeError(
+      'INVALID_CONFIG',
+      `loading the TypeScript module ${file} needs the "tsx" package, which is not installed`,
+      { cause: error },
+    );
+  }
+  return tsImport(url, import.meta.url);
+}
+
+/** The array of tools a module exports, and what it is called in messages. */
+function exportedTools(mod: unknown, file: string): { label: string; list: unknown[] } {
+  const ns = isRec(mod) ? mod : {};
+  const def = ns.default;
+  const candidates: [string, unknown][] = [
+    ['default export', def],
+    ['export "tools"', ns.tools],
+    ['default export\'s "tools"', isRec(def) ? def.tools : undefined],
+  ];
+  for (const [label, value] of candidates) if (Array.isArray(value)) return { label, list: value };
+  throw new IsocodeError(
+    'INVALID_CONFIG',
+    `tools module ${file} exports no tools: expected a default export or a named "tools" export that is an array of tool definitions`,
+    { details: { module: file } },
+  );
+}
+
+function checkTool(value: unknown, where: string): ToolDefinition {
+  const bad = (message: string): IsocodeError =>
+    new IsocodeError('INVALID_TOOL_DEFINITION', `${where}: ${message}`);
+  if (!isRec(value) || Array.isArray(value)) throw bad('expected a tool definition object');
+  const name = value.name;
+  if (typeof name !== 'string' || !TOOL_NAME_RE.test(name)) {
+    throw bad(
+      `.name: expected a tool name of 1-64 letters, digits, "_", "." or "-", got ${JSON.stringify(name) ?? 'undefined'}`,
+    );
+  }
+  if (typeof value.description !== 'string') throw bad(`(${name}) .description: expected a string`);
+  if (!isRec(value.input))
+    throw bad(`(${name}) .input: expected a zod schema or a JSON Schema object`);
+  if (value.output !== undefined && !isRec(value.output))
+    throw bad(`(${name}) .output: expected a zod schema or a JSON Schema object`);
+  if (typeof value.execute !== 'function') throw bad(`(${name}) .execute: expected a function`);
+  return value as unknown as ToolDefinition;
+}
+
+/**
+ * Imports a tools module and checks its export minimally: an array (the default export, a
+ * named `tools` export, or a CommonJS `module.exports.tools`) of objects with `name`,
+ * `description`, `input` and `execute`. `.mjs`/`.js`/`.cjs` are imported natively; `.ts`/`.mts`/`.cts`
+ * through tsx.
+ * @throws IsocodeError INVALID_CONFIG when the file is missing, fails to import or exports no array;
+ *   INVALID_TOOL_DEFINITION naming the file and index of a malformed tool.
+ */
+export async function loadModuleTools(file: string): Promise<ToolDefinition[]> {
+  const ext = extname(file).toLowerCase();
+  if (!JS_EXTENSIONS.has(ext) && !TS_EXTENSIONS.has(ext)) {
+    throw new IsocodeError(
+      'INVALID_CONFIG',
+      `tools module ${file}: unsupported extension "${ext}" (expected .mjs, .js, .cjs, .ts, .mts or .cts)`,
+      {
+        details: { module: file },
+      },
+    );
+  }
+  const info = await stat(file).catch(() => undefined);
+  if (!info?.isFile())
+    throw new IsocodeError('INVALID_CONFIG', `tools module not found: ${file}`, {
+      details: { module: file },
+    });
+  let mod: unknown;
+  try {
+    mod = await importModule(file);
+  } catch (error) {
+    if (isIsocodeError(error)) throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    throw new IsocodeError('INVALID_CONFIG', `cannot load tools module ${file}: ${message}`, {
+      details: { module: file },
+      cause: error,
+    });
+  }
+  const { label, list } = exportedTools(mod, file);
+  return list.map((value, i) => checkTool(value, `tools module ${file}, ${label}[${i}]`));
+}
