@@ -4,9 +4,11 @@
  * still being written; every shape it relies on is checked at load time.
  *
  * Expected API (see the benchmark issue):
- *   createRuntime({ tools, scopes, typecheck }) → { execute(call, { scope }), stats?(), close() }
+ *   createRuntime({ tools, scopes, codeMode: { typecheck } }) → { execute(call, { scope }), stats?(), close() }
  *   execute({ name: 'run_code', args: { code, description } }, { scope: 'default' })
- *     → { ok: true, value: { result, logs, calls }, meta?: { timings? } } | { ok: false, error: { code, message } }
+ *     → { ok: true, value: { result, logs, calls, timings? }, meta?: { timings? } }
+ *     | { ok: false, error: { code, message } }
+ * Stage timings are read from `meta.timings` or `value.timings`, whichever is present.
  */
 import type { BenchCatalog, Engine, RunOutcome, StageTimings } from './types.js';
 
@@ -53,11 +55,21 @@ function record(value: unknown): Record<string, unknown> | undefined {
     : undefined;
 }
 
-function readTimings(meta: unknown): StageTimings | undefined {
-  const timings = record(record(meta)?.timings);
+const TIMING_KEYS = [
+  'typecheckMs',
+  'transpileMs',
+  'isolateMs',
+  'runMs',
+  'settleMs',
+  'cpuMs',
+  'totalMs',
+] as const;
+
+function readTimings(meta: unknown, value: unknown): StageTimings | undefined {
+  const timings = record(record(meta)?.timings) ?? record(record(value)?.timings);
   if (timings === undefined) return undefined;
   const out: StageTimings = {};
-  for (const key of ['typecheckMs', 'transpileMs', 'isolateMs', 'runMs', 'settleMs'] as const) {
+  for (const key of TIMING_KEYS) {
     const value = timings[key];
     if (typeof value === 'number') out[key] = value;
   }
@@ -67,7 +79,7 @@ function readTimings(meta: unknown): StageTimings | undefined {
 function toOutcome(raw: unknown, pick: (value: unknown) => unknown): RunOutcome {
   const out = record(raw);
   if (out === undefined) return { ok: false, error: 'execute returned a non-object' };
-  const timings = readTimings(out.meta);
+  const timings = readTimings(out.meta, out.value);
   if (out.ok === true) {
     return timings === undefined
       ? { ok: true, result: pick(out.value) }
@@ -105,7 +117,7 @@ export function probeIsocode(): Promise<string | undefined> {
       runtime = await mod.createRuntime({
         tools: [tool],
         scopes: { [CODE_SCOPE]: { mode: 'code' } },
-        typecheck: 'off',
+        codeMode: { typecheck: 'off' },
       });
       const raw = await runtime.execute(
         { name: 'run_code', args: { code: 'return 1;', description: 'probe' } },
@@ -170,7 +182,7 @@ export async function createIsocodeEngine(typecheck: boolean): Promise<Engine> {
       runtime = await mod.createRuntime({
         tools,
         scopes: { [CODE_SCOPE]: { mode: 'code' }, [DIRECT_SCOPE]: { mode: 'native' } },
-        typecheck: typecheck ? 'error' : 'off',
+        codeMode: { typecheck: typecheck ? 'error' : 'off' },
       });
     },
     async runProgram(programTs: string) {

@@ -28,13 +28,17 @@ export interface BenchCatalog {
   tools: readonly BenchTool[];
 }
 
-/** Per-stage timings a runtime may report (isocode's `meta.timings`). Milliseconds. */
+/** Per-stage timings a runtime may report (isocode's run_code timings). Milliseconds. */
 export interface StageTimings {
   typecheckMs?: number;
   transpileMs?: number;
   isolateMs?: number;
   runMs?: number;
   settleMs?: number;
+  /** CPU time of the program in its isolate. */
+  cpuMs?: number;
+  /** The runner's own total (the stages above); end to end minus this is executor and settle overhead. */
+  totalMs?: number;
 }
 
 /** The outcome of one program run (or one direct tool call). */
