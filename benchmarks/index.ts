@@ -3,6 +3,7 @@
  * and the `isocode bench` CLI command.
  */
 import { mkdir } from 'node:fs/promises';
+import { loadavg } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { IsocodeError } from '../src/errors.js';
@@ -68,6 +69,7 @@ export const FULL_BUDGET: Budget = {
   throughputWarmupRounds: 1,
   coldSamples: 5,
   soakRuns: 10_000,
+  maxPoints: 4,
 };
 
 /** The smoke budget (`--quick`): every scenario runs, a handful of iterations each. */
@@ -77,13 +79,14 @@ export const QUICK_BUDGET: Budget = {
   baselineIterations: 5,
   dispatchIterations: 3,
   dispatchCalls: 20,
-  scaleWarmup: 0,
+  scaleWarmup: 1,
   scaleIterations: 2,
   throughputRuns: 1,
   throughputRounds: 1,
   throughputWarmupRounds: 0,
   coldSamples: 1,
   soakRuns: 200,
+  maxPoints: 2,
 };
 
 function selectScenarios(only: readonly string[] | undefined): ScenarioId[] {
@@ -240,6 +243,7 @@ export async function runBenchmarks(options: BenchOptions = {}): Promise<BenchRe
     scenarios.every((s) => s.status !== 'failed') &&
     statuses.every((s) => s.selfCheck !== 'failed') &&
     !(options.requireIsocode === true && isocodeMissing.length > 0);
+  environment.loadAverage.end = loadavg()[0] ?? 0;
   const report: BenchReport = {
     schema: 'isocode-bench/1',
     mode: quick ? 'quick' : 'full',

@@ -54,5 +54,6 @@ export function describeEnvironment(): Environment {
     packages: Object.fromEntries(REPORTED_PACKAGES.map((name) => [name, packageVersion(name)])),
     gitCommit: gitCommit(),
     ci: process.env.CI === 'true' || process.env.CI === '1',
+    loadAverage: { start: os.loadavg()[0] ?? 0, end: os.loadavg()[0] ?? 0 },
   };
 }

@@ -89,8 +89,10 @@ export interface ThroughputResult {
   firstError: string | undefined;
   wallMs: number;
   runsPerSecond: number;
-  /** Process CPU time per successful run (this process's threads only). */
+  /** Process CPU time per successful run (this process's threads: isolates, workers). */
   cpuMsPerRun: number;
+  /** CPU time of child processes per successful run (isocode: the type-checker). */
+  childCpuMsPerRun: number;
   peakRssBytes: number;
 }
 
@@ -157,11 +159,13 @@ export async function measureThroughput(
       wallMs: 0,
       runsPerSecond: 0,
       cpuMsPerRun: 0,
+      childCpuMsPerRun: 0,
       peakRssBytes: 0,
     });
   }
   const perBlock = Math.ceil(options.runs / blocks);
   const cpu = new Map<string, number>();
+  const childCpu = new Map<string, number>();
   for (let block = 0; block < blocks; block++) {
     const count = Math.min(perBlock, options.runs - block * perBlock);
     for (let k = 0; k < subjects.length && count > 0; k++) {
@@ -175,11 +179,13 @@ export async function measureThroughput(
       into.wallMs += outcome.usage.wallMs;
       into.peakRssBytes = Math.max(into.peakRssBytes, outcome.usage.peakRssBytes);
       cpu.set(subject.id, (cpu.get(subject.id) ?? 0) + outcome.usage.cpuMs);
+      childCpu.set(subject.id, (childCpu.get(subject.id) ?? 0) + outcome.usage.childCpuMs);
     }
   }
   for (const [id, into] of acc) {
     into.runsPerSecond = into.wallMs > 0 ? (into.runs * 1000) / into.wallMs : 0;
     into.cpuMsPerRun = into.runs > 0 ? (cpu.get(id) ?? 0) / into.runs : Number.NaN;
+    into.childCpuMsPerRun = into.runs > 0 ? (childCpu.get(id) ?? 0) / into.runs : Number.NaN;
   }
   return acc;
 }

@@ -78,7 +78,7 @@ function enginesTable(report: BenchReport): Table {
 /** The human-readable terminal report. */
 export function renderTerminal(report: BenchReport): string {
   const parts: string[] = [
-    `isocode bench (${report.mode}) — ${report.environment.cpuModel}, ${report.environment.cores} cores, Node ${report.environment.node}`,
+    `isocode bench (${report.mode}) — ${report.environment.cpuModel}, ${report.environment.cores} cores, Node ${report.environment.node}, load ${report.environment.loadAverage.start.toFixed(1)}→${report.environment.loadAverage.end.toFixed(1)}`,
     '',
     textTable(enginesTable(report)),
   ];
@@ -117,6 +117,10 @@ export function renderMarkdown(report: BenchReport): string {
       ...Object.entries(env.packages).map(([name, version]): Cell[] => [name, version]),
       ['Commit', env.gitCommit ?? 'unknown'],
       ['CI', env.ci ? 'yes' : 'no'],
+      [
+        'Load average (1 min)',
+        `${env.loadAverage.start.toFixed(2)} at start, ${env.loadAverage.end.toFixed(2)} at end (${env.cores} cores; above the core count, other work shared the CPUs)`,
+      ],
     ],
   };
   const parts: string[] = [

@@ -1,12 +1,18 @@
 /** CPU time and peak RSS over a measured window, and a best-effort forced GC. */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { descendantUsage } from './processes.js';
 
 /** What a {@link ResourceMeter} saw between start and stop. */
 export interface ResourceUsage {
   wallMs: number;
-  /** Process CPU time (user + system, all threads of this process; not child processes). */
+  /** Process CPU time (user + system, all threads of this process). */
   cpuMs: number;
+  /**
+   * CPU time of descendant processes alive at start and stop (isocode: the type-checker),
+   * from /proc; 0 where /proc is unavailable.
+   */
+  childCpuMs: number;
   startRssBytes: number;
   endRssBytes: number;
   /** Highest RSS sampled during the window. */
@@ -26,6 +32,7 @@ export interface ResourceMeter {
 export function startResourceMeter(intervalMs = 5): ResourceMeter {
   const startRss = process.memoryUsage.rss();
   const startCpu = process.cpuUsage();
+  const startChildren = descendantUsage();
   const start = process.hrtime.bigint();
   let peak = startRss;
   const timer = setInterval(() => {
@@ -38,7 +45,9 @@ export function startResourceMeter(intervalMs = 5): ResourceMeter {
       clearInterval(timer);
       const endRss = process.memoryUsage.rss();
       const cpu = process.cpuUsage(startCpu);
+      const endChildren = descendantUsage();
       return {
+        childCpuMs: Math.max(0, (endChildren?.cpuMs ?? 0) - (startChildren?.cpuMs ?? 0)),
         wallMs: Number(process.hrtime.bigint() - start) / 1e6,
         cpuMs: (cpu.user + cpu.system) / 1000,
         startRssBytes: startRss,

@@ -49,7 +49,8 @@ export const TARGETS: readonly TargetDefinition[] = [
   },
   {
     id: 'cold-start',
-    description: 'First run_code in a fresh process (import + setup + first run, median)',
+    description:
+      'First run_code in a fresh process (createRuntime + first run, median; module loading excluded)',
     metric: 'cold.isocode.firstRunMs',
     unit: 'ms',
     kind: 'max',
@@ -115,7 +116,7 @@ export const TARGETS: readonly TargetDefinition[] = [
   },
   {
     id: 'soak-isolates',
-    description: '10,000-run soak: isolates left alive after the runs settle',
+    description: '10,000-run soak: isolates left behind after the runs settle (alive − warm pool)',
     metric: 'soak.isocode.isolatesAlive',
     unit: '',
     kind: 'max',
@@ -124,7 +125,7 @@ export const TARGETS: readonly TargetDefinition[] = [
   },
   {
     id: 'soak-checker',
-    description: '10,000-run soak: checker process RSS growth (flat: under 16 MiB)',
+    description: '10,000-run soak: type-checker process RSS growth (flat: under 16 MiB)',
     metric: 'soak.isocode.checkerRssGrowthMiB',
     unit: 'MiB',
     kind: 'max',

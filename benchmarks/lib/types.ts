@@ -85,6 +85,8 @@ export interface Environment {
   packages: Record<string, string>;
   gitCommit: string | null;
   ci: boolean;
+  /** 1-minute load average when the run started and when it ended (other work on the machine). */
+  loadAverage: { start: number; end: number };
 }
 
 /** The whole report. */
@@ -126,6 +128,8 @@ export interface Budget {
   /** Fresh processes per engine in the cold-start scenario. */
   coldSamples: number;
   soakRuns: number;
+  /** Points per curve (SDK sizes in scenario 2, each dimension in scenario 5), smallest first. */
+  maxPoints: number;
 }
 
 /** What every scenario receives. */

@@ -51,33 +51,36 @@ export async function withEngines<T>(
   }
 }
 
+/** Stage timings of one run plus its end-to-end time. */
+export type TimedStages = StageTimings & { endToEndMs: number };
+
 /**
  * A subject running `program` on `engine`; it throws when the run fails or, if `expect` is
- * given, when the result differs. Stage timings, when reported, are pushed to `timings`.
+ * given, when the result differs. Stage timings, when reported, are pushed to `timings`
+ * together with the run's end-to-end time as seen from here.
  */
 export function programSubject(
   id: string,
   engine: Engine,
   program: string,
   expect?: (result: unknown) => boolean,
-  timings?: StageTimings[],
+  timings?: TimedStages[],
 ): Subject {
   return {
     id,
     run: async () => {
+      const start = process.hrtime.bigint();
       const outcome = await engine.runProgram(program);
+      const endToEndMs = Number(process.hrtime.bigint() - start) / 1e6;
       if (!outcome.ok) throw new Error(outcome.error ?? 'run failed');
       if (expect !== undefined && !expect(outcome.result)) {
         throw new Error(`unexpected result ${JSON.stringify(outcome.result)?.slice(0, 200)}`);
       }
-      if (timings !== undefined && outcome.timings !== undefined) timings.push(outcome.timings);
+      if (timings !== undefined && outcome.timings !== undefined) {
+        timings.push({ ...outcome.timings, endToEndMs });
+      }
     },
   };
-}
-
-/** The engine ratios are taken against: isocode with typecheck off, else node-vm. */
-export function referenceEngine(names: readonly string[]): string | undefined {
-  return ['isocode-nocheck', 'isocode', 'node-vm'].find((name) => names.includes(name));
 }
 
 /** The standard summary columns. */
@@ -109,16 +112,6 @@ export function noteErrors(
   }
 }
 
-/** The median of numbers (NaN for none). */
-export function median(values: readonly number[]): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[mid] ?? Number.NaN)
-    : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-}
-
 /** The first of `keys` present in `stats`. */
 export function pickStat(
   stats: Record<string, number> | undefined,
@@ -130,16 +123,15 @@ export function pickStat(
 }
 
 /** Stats keys read as "isolates alive" (a runtime may expose any of them). */
-export const ISOLATES_ALIVE_KEYS = [
-  'isolatesAlive',
-  'isolates.alive',
-  'isolates.active',
-  'sandbox.isolatesAlive',
-];
-/** Stats keys read as "checker process RSS in bytes". */
-export const CHECKER_RSS_KEYS = [
-  'checkerRssBytes',
-  'checker.rssBytes',
-  'checker.rss',
-  'typecheck.rssBytes',
-];
+export const ISOLATES_ALIVE_KEYS = ['runner.isolates.alive', 'isolatesAlive', 'isolates.alive'];
+
+/**
+ * Isolates alive beyond the warm pool (`alive − warm`, isocode's pool counters), i.e. ones
+ * a finished run left behind; `alive` alone when the runtime does not say how many are warm.
+ */
+export function isolatesLeftBehind(stats: Record<string, number> | undefined): number | undefined {
+  const alive = pickStat(stats, ISOLATES_ALIVE_KEYS);
+  const warm = pickStat(stats, ['runner.isolates.warm', 'isolates.warm']);
+  if (alive === undefined) return undefined;
+  return warm === undefined ? alive : alive - warm;
+}

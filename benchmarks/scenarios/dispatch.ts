@@ -24,7 +24,7 @@ export const dispatchScenario: Scenario = {
     // Typecheck is a fixed cost per run and cancels out of the marginal figure.
     const factories = ctx.engines.filter((f) => f.name !== 'isocode');
     out.notes.push(
-      `${calls} kv.get calls per operation, batches of ${BATCH}; per-call figures are marginal (N calls − 0 calls) / N. isocode measured with typecheck off.`,
+      `${calls} kv.get calls per operation, batches of ${BATCH}; per-call figures are marginal (N calls − 0 calls) / N. isocode measured with typecheck off. "± noise" is (p90 − median) of the 0-call run ÷ N: a marginal figure smaller than it is not resolved (the worker-thread baseline's worker start-up swamps its per-call cost).`,
     );
     await withEngines(
       factories,
@@ -80,6 +80,7 @@ export const dispatchScenario: Scenario = {
             'Promise.all',
             'seq ÷ direct',
             'batch ÷ direct',
+            '± noise µs/call',
             'run, 0 calls ms',
             `run, ${calls} seq ms`,
           ],

@@ -73,7 +73,7 @@ async function measureDimension(
   const series = new Map<string, ChartSeries & { points: Array<{ x: number; y: number }> }>();
   const iterations = ctx.budget.scaleIterations;
   const warmup = ctx.budget.scaleWarmup;
-  for (const point of dim.points) {
+  for (const point of dim.points.slice(0, ctx.budget.maxPoints)) {
     await withEngines(
       ctx.engines,
       () => buildCatalog(dim.catalogSize(point)),
@@ -133,7 +133,9 @@ export const scaleScenario: Scenario = {
     const out: ScenarioOutput = { tables: [], metrics: {}, notes: [], failures: [] };
     const iterations = ctx.budget.scaleIterations + ctx.budget.scaleWarmup;
     const steps =
-      DIMENSIONS.reduce((sum, d) => sum + d.points.length, 0) * ctx.engines.length * iterations;
+      DIMENSIONS.reduce((sum, d) => sum + Math.min(d.points.length, ctx.budget.maxPoints), 0) *
+      ctx.engines.length *
+      iterations;
     ctx.progress.start('scale', steps);
     for (const dim of DIMENSIONS) out.tables.push(await measureDimension(ctx, dim, out));
     ctx.progress.done();

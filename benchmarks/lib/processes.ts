@@ -1,0 +1,70 @@
+/**
+ * Descendant processes of this one, from /proc (Linux): their RSS and CPU time. isocode's
+ * native type-checker runs in a child process, which `process.memoryUsage()` and
+ * `process.cpuUsage()` do not see.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+
+/** Clock ticks per second of /proc/<pid>/stat times (`getconf CLK_TCK`; 100 on Linux). */
+const CLOCK_TICKS = 100;
+
+interface ProcStat {
+  ppid: number;
+  cpuMs: number;
+}
+
+function readStat(pid: string): ProcStat | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so split after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11] ?? 0) + Number(fields[12] ?? 0);
+    return { ppid: Number(fields[1]), cpuMs: (ticks * 1000) / CLOCK_TICKS };
+  } catch {
+    return undefined;
+  }
+}
+
+function rssOf(pid: number): number {
+  try {
+    const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match?.[1] === undefined ? 0 : Number(match[1]) * 1024;
+  } catch {
+    return 0;
+  }
+}
+
+/** What the descendant processes use right now. */
+export interface DescendantUsage {
+  count: number;
+  rssBytes: number;
+  /** Cumulative user + system CPU time of the live descendants. */
+  cpuMs: number;
+}
+
+/** Usage of every live descendant process; `undefined` where /proc is unavailable. */
+export function descendantUsage(): DescendantUsage | undefined {
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return undefined;
+  }
+  const children = new Map<number, Array<{ pid: number; cpuMs: number }>>();
+  for (const pid of pids) {
+    const stat = readStat(pid);
+    if (stat === undefined) continue;
+    const list = children.get(stat.ppid) ?? [];
+    list.push({ pid: Number(pid), cpuMs: stat.cpuMs });
+    children.set(stat.ppid, list);
+  }
+  const usage: DescendantUsage = { count: 0, rssBytes: 0, cpuMs: 0 };
+  const queue = [...(children.get(process.pid) ?? [])];
+  for (let next = queue.pop(); next !== undefined; next = queue.pop()) {
+    usage.count += 1;
+    usage.rssBytes += rssOf(next.pid);
+    usage.cpuMs += next.cpuMs;
+    queue.push(...(children.get(next.pid) ?? []));
+  }
+  return usage;
+}
