@@ -18,50 +18,60 @@ for (let i = 0; i < BASE64.length; i++) DIGIT[BASE64.charCodeAt(i)] = i;
 export function decodeMappings(mappings: string): Segment[][] {
   const lines: Segment[][] = [];
   let line: Segment[] = [];
+  let sorted = true;
+  let genColumn = 0;
   let srcLine = 0;
   let srcColumn = 0;
-  let genColumn = 0;
-  const fields: number[] = [];
-  let value = 0;
-  let shift = 0;
-
-  const endSegment = (): void => {
-    if (fields.length === 0) return;
-    genColumn += fields[0] ?? 0;
-    if (fields.length >= 4) {
-      srcLine += fields[2] ?? 0;
-      srcColumn += fields[3] ?? 0;
+  let i = 0;
+  const length = mappings.length;
+  while (i < length) {
+    const ch = mappings.charCodeAt(i);
+    if (ch === 59 /* ; */) {
+      lines.push(sorted ? line : line.sort((a, b) => a.genColumn - b.genColumn));
+      line = [];
+      sorted = true;
+      genColumn = 0;
+      i++;
+      continue;
+    }
+    if (ch === 44 /* , */) {
+      i++;
+      continue;
+    }
+    // One segment: 1, 4 or 5 VLQ fields.
+    let field = 0;
+    let segGen = 0;
+    let segLine = 0;
+    let segColumn = 0;
+    while (i < length) {
+      const c = mappings.charCodeAt(i);
+      if (c === 44 || c === 59) break;
+      let value = 0;
+      let shift = 0;
+      let digit: number;
+      do {
+        const code = mappings.charCodeAt(i++);
+        digit = code < 128 ? (DIGIT[code] ?? -1) : -1;
+        if (digit < 0 || shift > 30) throw new Error(`invalid source map mappings at ${i - 1}`);
+        value |= (digit & 31) << shift;
+        shift += 5;
+      } while (digit & 32);
+      const decoded = value & 1 ? -(value >>> 1) : value >>> 1;
+      if (field === 0) segGen = decoded;
+      else if (field === 2) segLine = decoded;
+      else if (field === 3) segColumn = decoded;
+      field++;
+    }
+    genColumn += segGen;
+    if (field >= 4) {
+      srcLine += segLine;
+      srcColumn += segColumn;
+      const previous = line[line.length - 1];
+      if (previous !== undefined && previous.genColumn > genColumn) sorted = false;
       line.push({ genColumn, srcLine, srcColumn });
     }
-    fields.length = 0;
-  };
-
-  for (let i = 0; i < mappings.length; i++) {
-    const ch = mappings.charCodeAt(i);
-    if (ch === 44 /* , */ || ch === 59 /* ; */) {
-      endSegment();
-      if (ch === 59) {
-        line.sort((a, b) => a.genColumn - b.genColumn);
-        lines.push(line);
-        line = [];
-        genColumn = 0;
-      }
-      continue;
-    }
-    const digit = ch < 128 ? (DIGIT[ch] ?? -1) : -1;
-    if (digit < 0) throw new Error(`invalid source map character at ${i}`);
-    value += (digit & 31) * 2 ** shift;
-    if (digit & 32) {
-      shift += 5;
-      continue;
-    }
-    fields.push(value % 2 === 1 ? -Math.floor(value / 2) : Math.floor(value / 2));
-    value = 0;
-    shift = 0;
   }
-  endSegment();
-  line.sort((a, b) => a.genColumn - b.genColumn);
-  lines.push(line);
+  lines.push(sorted ? line : line.sort((a, b) => a.genColumn - b.genColumn));
   return lines;
 }
 

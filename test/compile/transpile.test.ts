@@ -116,6 +116,29 @@ describe('transpileProgram', () => {
     expect(result.mapPosition(at.line, at.column)).toEqual({ line: 1, column: program.indexOf('bar(') + 1 });
   });
 
+  it('maps every statement of a longer program with type-only lines removed and enums rewritten', () => {
+    const program = [
+      'interface Row { id: number }',
+      'enum Kind { A, B }',
+      'const rows: Row[] = [{ id: 1 }];',
+      '  m_1(rows, Kind.B);',
+      'type Alias = Row;',
+      'for (const r of rows) {',
+      '    m_2(r.id as number);',
+      '}',
+      'function helper(x: Alias): number { return m_3(x.id); }',
+      'return [helper(rows[0]!), m_4()];',
+    ].join('\n');
+    const result = ok(program);
+    const programLines = program.split('\n');
+    for (const marker of ['m_1(', 'm_2(', 'm_3(', 'm_4(']) {
+      const expectedLine = programLines.findIndex((l) => l.includes(marker)) + 1;
+      const expectedColumn = (programLines[expectedLine - 1] ?? '').indexOf(marker) + 1;
+      const at = positionOf(result.js, marker);
+      expect(result.mapPosition(at.line, at.column)).toEqual({ line: expectedLine, column: expectedColumn });
+    }
+  });
+
   it('returns undefined for positions inside the wrapper or out of range', () => {
     const result = ok('return 1;');
     expect(result.mapPosition(1, 1)).toBeUndefined();
