@@ -1,15 +1,15 @@
 /**
  * The entry module of the isolate side. The host evaluates the modules while warming the isolate
  * (so `primordials.ts` captures the intrinsics before any guest code exists), calls `lockdown()`
- * once, then per run calls `install(dispatchRef, logRef, optionsJson)`: it captures the two host
- * references in closures, builds `tools`, `console` and `ToolCallError` on the global, and returns
+ * once, then per run calls `install(dispatchRef, logRef, tickRef, optionsJson)`: it captures the
+ * host references in closures, builds `tools`, `console` and `ToolCallError` on the global, and returns
  * the runner the host calls with the program function. Nothing installed on the global leads to a
  * host reference or to these functions.
  */
 import { createBridge } from './bridge.js';
 import { createConsole } from './console.js';
 import { ToolCallError } from './errors.js';
-import type { HostRef } from './host-ref.js';
+import { createWire, type HostRef } from './host-ref.js';
 import { lockdown as applyLockdown } from './lockdown.js';
 import type { InstallOptions } from './protocol.js';
 import { JSONParse, ObjectDefineProperty } from './primordials.js';
@@ -34,9 +34,15 @@ function isPositiveInteger(v: unknown): v is number {
  * Installs the program's scope and returns the runner. May be called once per context.
  * @param dispatchRef host function `(tool, argsJson) → Promise<tagged reply>`
  * @param logRef host function `(level, text) → void`
+ * @param tickRef host function `() → Promise<''>` (the round trip before the program starts)
  * @param optionsJson JSON of `InstallOptions`
  */
-export function install(dispatchRef: HostRef, logRef: HostRef, optionsJson: string): (program: unknown) => Promise<string> {
+export function install(
+  dispatchRef: HostRef,
+  logRef: HostRef,
+  tickRef: HostRef,
+  optionsJson: string,
+): (program: unknown) => Promise<string> {
   if (!locked || installed) throw new Error('install: lockdown() must run first, and install() only once');
   installed = true;
   const options = JSONParse(optionsJson) as InstallOptions;
@@ -44,16 +50,17 @@ export function install(dispatchRef: HostRef, logRef: HostRef, optionsJson: stri
   if (![maxCalls, maxArgBytes, maxLogBytes, maxResultBytes].every(isPositiveInteger)) {
     throw new Error('install: invalid limits');
   }
-  const bridge = createBridge(dispatchRef, { maxCalls, maxArgBytes });
-  const tools = buildTools(options.bindings, bridge.callTool);
+  const wire = createWire();
+  const callTool = createBridge(dispatchRef, { maxCalls, maxArgBytes }, wire);
+  const tools = buildTools(options.bindings, callTool);
   const global = globalThis as unknown as Record<string, unknown>;
   ObjectDefineProperty(global, 'tools', { value: tools, writable: false, enumerable: false, configurable: false });
   ObjectDefineProperty(global, 'console', {
-    value: createConsole(logRef, maxLogBytes),
+    value: createConsole(logRef, maxLogBytes, wire),
     writable: true,
     enumerable: false,
     configurable: true,
   });
   ObjectDefineProperty(global, 'ToolCallError', { value: ToolCallError, writable: true, enumerable: false, configurable: true });
-  return createRunner(maxResultBytes, bridge.end);
+  return createRunner(tickRef, maxResultBytes, wire);
 }

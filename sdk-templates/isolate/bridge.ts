@@ -6,7 +6,7 @@
  * everything again: the limits here only spare a useless crossing.
  */
 import { callSiteError, setFailure, type ToolCallError } from './errors.js';
-import type { HostRef } from './host-ref.js';
+import type { HostRef, Wire } from './host-ref.js';
 import { REPLY } from './protocol.js';
 import {
   JSONParse,
@@ -21,13 +21,8 @@ import {
 } from './primordials.js';
 import { capLength, thrownText } from './text.js';
 
-/** What `install` needs from the bridge. */
-export interface Bridge {
-  /** Calls a tool; resolves with its JSON value or rejects with a `ToolCallError`. */
-  callTool: (tool: string, args: unknown) => Promise<unknown>;
-  /** Marks the run as ended: later calls reject at once, without reaching the host. */
-  end: () => void;
-}
+/** Calls a tool; resolves with its JSON value or rejects with a `ToolCallError`. */
+export type CallTool = (tool: string, args: unknown) => Promise<unknown>;
 
 /** Limits the isolate applies before crossing. */
 export interface BridgeLimits {
@@ -42,11 +37,13 @@ const APPLY_OPTIONS = nullRecord({
 
 const MAX_REPLY_TEXT = 4096;
 
-/** Creates the bridge around the host's dispatch reference. */
-export function createBridge(dispatchRef: HostRef, limits: BridgeLimits): Bridge {
+/**
+ * Creates the bridge around the host's dispatch reference. Once `wire.closed` (the program has
+ * settled) calls reject at once, without reaching the host.
+ */
+export function createBridge(dispatchRef: HostRef, limits: BridgeLimits, wire: Wire): CallTool {
   // eslint-disable-next-line @typescript-eslint/unbound-method -- called through ReflectApply with dispatchRef
   const apply = dispatchRef.apply;
-  let ended = false;
   let calls = 0;
 
   const decode = (reply: unknown, error: ToolCallError, resolve: (v: unknown) => void, reject: (e: unknown) => void): void => {
@@ -97,7 +94,7 @@ export function createBridge(dispatchRef: HostRef, limits: BridgeLimits): Bridge
   };
 
   const callTool = (tool: string, args: unknown): Promise<unknown> => {
-    if (ended) return refuseShared(tool, 'ABORTED', 'the program has already finished; tool calls are no longer accepted');
+    if (wire.closed) return refuseShared(tool, 'ABORTED', 'the program has already finished; tool calls are no longer accepted');
     if (calls >= limits.maxCalls) {
       return refuseShared(tool, 'LIMIT_EXCEEDED', 'too many tool calls in one program (limit ' + numberText(limits.maxCalls) + ')');
     }
@@ -113,6 +110,7 @@ export function createBridge(dispatchRef: HostRef, limits: BridgeLimits): Bridge
       return refuse(tool, 'LIMIT_EXCEEDED', 'the arguments of ' + tool + ' exceed ' + numberText(limits.maxArgBytes) + ' bytes');
     }
     calls++;
+    wire.sent++;
     // Created now so that, if the host reports a failure later, its stack shows the program's line.
     const error = callSiteError(tool);
     return new PromiseCtor<unknown>((resolve, reject) => {
@@ -131,12 +129,7 @@ export function createBridge(dispatchRef: HostRef, limits: BridgeLimits): Bridge
     });
   };
 
-  return {
-    callTool,
-    end: () => {
-      ended = true;
-    },
-  };
+  return callTool;
 }
 
 function numberText(n: number): string {

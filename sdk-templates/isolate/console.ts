@@ -4,7 +4,7 @@
  * budget is spent nothing more is sent: the entry that crosses the cap is sent cut to just past it
  * (so the host sees the overflow and ends the run with `output-limit`), later entries are dropped.
  */
-import type { HostRef } from './host-ref.js';
+import type { HostRef, Wire } from './host-ref.js';
 import { LOG_LEVELS, type LogLevel } from './protocol.js';
 import { nullRecord, ObjectCreate, ObjectDefineProperty, ObjectFreeze, ReflectApply } from './primordials.js';
 import { formatArgs, truncateUtf8, utf8Length } from './text.js';
@@ -16,16 +16,16 @@ const SEND_OPTIONS = nullRecord({ arguments: nullRecord({ copy: true }) });
 
 /**
  * Builds the console. Each entry costs its UTF-8 length plus one byte (the line break), so
- * a flood of empty lines is bounded too.
+ * a flood of empty lines is bounded too. Nothing is sent once `wire.closed`.
  */
-export function createConsole(logRef: HostRef, maxLogBytes: number): ProgramConsole {
+export function createConsole(logRef: HostRef, maxLogBytes: number, wire: Wire): ProgramConsole {
   // eslint-disable-next-line @typescript-eslint/unbound-method -- called through ReflectApply with logRef
   const applyIgnored = logRef.applyIgnored;
   let used = 0;
   let stopped = false;
 
   const send = (level: LogLevel, args: unknown[]): void => {
-    if (stopped) return;
+    if (stopped || wire.closed) return;
     let text = formatArgs(args);
     const remaining = maxLogBytes - used;
     // UTF-8 never takes fewer bytes than UTF-16 units: a text longer than the budget is over it.
@@ -35,6 +35,7 @@ export function createConsole(logRef: HostRef, maxLogBytes: number): ProgramCons
       text = truncateUtf8(text, remaining + 1);
     }
     used += cost;
+    wire.sent++;
     try {
       ReflectApply(applyIgnored, logRef, [undefined, [level, text], SEND_OPTIONS]);
     } catch {

@@ -7,7 +7,10 @@
  *   TypeScript and code built from strings would bypass that (it gains no extra reach: it would run
  *   in the same context). `instanceof Function` keeps working;
  * - `Error.prepareStackTrace` is pinned to `undefined` (non-writable) so a program cannot receive
- *   V8 CallSite objects or change how the host reads stacks.
+ *   V8 CallSite objects or change how the host reads stacks;
+ * - `Promise.prototype.then`, `Promise.prototype.constructor` and `Promise[Symbol.species]` are
+ *   made read-only: isolated-vm resolves each bridge reply with a promise, which V8 adopts through
+ *   a property lookup of `then` — a replaced `then` would intercept every tool result.
  * A bare isolated-vm context has no timers, `fetch`, `process`, `require` or module loader
  * (dynamic `import()` rejects with "Not supported"); nothing here adds any.
  */
@@ -54,4 +57,8 @@ export function lockdown(): void {
   ObjectDefineProperty(global, 'eval', { value: blockedEval, writable: true, enumerable: false, configurable: true });
 
   ObjectDefineProperty(Error, 'prepareStackTrace', { value: undefined, writable: false, enumerable: false, configurable: false });
+
+  void ObjectDefineProperty(Promise.prototype, 'then', { writable: false, configurable: false });
+  void ObjectDefineProperty(Promise.prototype, 'constructor', { writable: false, configurable: false });
+  ObjectDefineProperty(Promise, Symbol.species, { configurable: false });
 }

@@ -12,6 +12,12 @@ export const REPLY = {
   failure: 'F',
 } as const;
 
+/**
+ * Separates the number of messages the isolate sent (logs and calls) from the tagged outcome:
+ * `<sent>:<tag><payload>`.
+ */
+export const OUTCOME_SEPARATOR = ':';
+
 /** Tags of the program's outcome (isolate → host). */
 export const OUTCOME = {
   /** `R` + JSON of the returned value (`undefined` → `null`). */

@@ -5,8 +5,9 @@
  * string, never a guest object or promise.
  */
 import { isToolCallError } from './errors.js';
-import { MAX_ERROR_TEXT, MAX_STACK_TEXT, OUTCOME, type ThrownDescription } from './protocol.js';
-import { JSONStringify, ObjectCreate, PromiseCtor, promiseResolve, promiseThen, ReflectApply } from './primordials.js';
+import { MAX_ERROR_TEXT, MAX_STACK_TEXT, OUTCOME, OUTCOME_SEPARATOR, type ThrownDescription } from './protocol.js';
+import type { HostRef, Wire } from './host-ref.js';
+import { JSONStringify, nullRecord, ObjectCreate, PromiseCtor, promiseResolve, promiseThen, ReflectApply } from './primordials.js';
 import { capLength, formatValue, thrownText } from './text.js';
 
 function readText(obj: object, key: string): string {
@@ -68,37 +69,55 @@ export function encodeResult(value: unknown, maxResultBytes: number): string {
   return OUTCOME.result + json;
 }
 
+const TICK_OPTIONS = nullRecord({ result: nullRecord({ promise: true, copy: true }) });
+
 /**
- * Makes the function the host calls with the program. `onSettled` runs as soon as the program's
- * promise settles (before its value is encoded), which closes the bridge.
+ * Makes the function the host calls with the program. As soon as the program's promise settles
+ * (before its value is encoded) the wire closes: no more calls or logs are sent. The outcome is
+ * `<wire.sent>:<tag><payload>` (see `OUTCOME`).
+ *
+ * The program does not start inside the host's call: the runner first waits for one round trip to
+ * the host (`tickRef`). isolated-vm fails a host→isolate call with any promise rejection left
+ * unhandled during it, but not the isolate's later tasks; starting after the round trip makes the
+ * rule uniform — an unhandled rejection never changes the outcome (which is what the program
+ * returns or throws) — instead of depending on whether it happened before the first `await`.
  */
-export function createRunner(maxResultBytes: number, onSettled: () => void): (program: unknown) => Promise<string> {
+export function createRunner(tickRef: HostRef, maxResultBytes: number, wire: Wire): (program: unknown) => Promise<string> {
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- called through ReflectApply with tickRef
+  const tickApply = tickRef.apply;
   let started = false;
   return (program: unknown): Promise<string> =>
     new PromiseCtor<string>((resolve) => {
       if (started || typeof program !== 'function') {
-        resolve(encodeThrown('the program is not a function'));
+        resolve('0' + OUTCOME_SEPARATOR + encodeThrown('the program is not a function'));
         return;
       }
+      const settle = (encode: () => string): void => {
+        wire.closed = true;
+        const sent = wire.sent;
+        resolve(sent + OUTCOME_SEPARATOR + encode());
+      };
       started = true;
-      let returned: unknown;
+      const start = (): void => {
+        let returned: unknown;
+        try {
+          returned = ReflectApply(program as () => unknown, undefined, []);
+        } catch (e) {
+          settle(() => encodeThrown(e));
+          return;
+        }
+        void promiseThen(
+          promiseResolve(returned),
+          (value) => settle(() => encodeResult(value, maxResultBytes)),
+          (e) => settle(() => encodeThrown(e)),
+        );
+      };
+      let tick: Promise<unknown>;
       try {
-        returned = ReflectApply(program as () => unknown, undefined, []);
-      } catch (e) {
-        onSettled();
-        resolve(encodeThrown(e));
-        return;
+        tick = ReflectApply(tickApply, tickRef, [undefined, [], TICK_OPTIONS]) as Promise<unknown>;
+      } catch {
+        tick = promiseResolve(undefined);
       }
-      void promiseThen(
-        promiseResolve(returned),
-        (value) => {
-          onSettled();
-          resolve(encodeResult(value, maxResultBytes));
-        },
-        (e) => {
-          onSettled();
-          resolve(encodeThrown(e));
-        },
-      );
+      void promiseThen(tick, start, start);
     });
 }

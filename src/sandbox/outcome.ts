@@ -3,7 +3,7 @@
  * failure, and finds the program's position in an exception's stack.
  */
 import type { JsonValue } from '../json.js';
-import { OUTCOME, PROGRAM_FILENAME, type ThrownDescription } from '../../sdk-templates/isolate/protocol.js';
+import { OUTCOME, OUTCOME_SEPARATOR, PROGRAM_FILENAME, type ThrownDescription } from '../../sdk-templates/isolate/protocol.js';
 import type { FailureKind, RunRequest } from './types.js';
 
 /** A decoded outcome, before logs and stats are attached. */
@@ -57,7 +57,16 @@ export function exceptionMessage(d: ThrownDescription): string {
   return d.toolName !== undefined && d.code !== undefined ? `${head} (tool ${d.toolName}, code ${d.code})` : head;
 }
 
-/** Decodes the runner's string. `maxResultBytes` is checked here (the host is authoritative). */
+/** Splits the runner's `<sent>:<tagged outcome>`; undefined when malformed. */
+export function splitOutcome(raw: unknown): { sent: number; body: string } | undefined {
+  if (typeof raw !== 'string') return undefined;
+  const at = raw.indexOf(OUTCOME_SEPARATOR);
+  const count = raw.slice(0, at);
+  if (at < 1 || at > 15 || !/^\d+$/.test(count)) return undefined;
+  return { sent: Number(count), body: raw.slice(at + 1) };
+}
+
+/** Decodes the runner's tagged outcome (after {@link splitOutcome}). `maxResultBytes` is checked here (the host is authoritative). */
 export function decodeOutcome(raw: unknown, maxResultBytes: number, mapPosition: RunRequest['mapPosition']): Decoded {
   if (typeof raw !== 'string' || raw.length === 0) return { ok: false, kind: 'internal', message: 'the sandbox returned an unreadable outcome' };
   const tag = raw[0];

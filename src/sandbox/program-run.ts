@@ -8,7 +8,8 @@ import ivm from 'isolated-vm';
 import { PROGRAM_FILENAME, type InstallOptions } from '../../sdk-templates/isolate/protocol.js';
 import { HostBridge } from './host-bridge.js';
 import { LogSink } from './log-sink.js';
-import { decodeOutcome, type Decoded } from './outcome.js';
+import { Arrivals } from './arrivals.js';
+import { decodeOutcome, splitOutcome, type Decoded } from './outcome.js';
 import type { SandboxIsolate } from './sandbox-isolate.js';
 import type { RunOutcome, RunRequest, SandboxBinding, SandboxLimits } from './types.js';
 import type { Watchdog } from './watchdog.js';
@@ -27,12 +28,18 @@ export interface ProgramRunOptions {
   isolateMs: number;
 }
 
+/** Longest wait for messages sent before the outcome, in ms (they normally arrive within microseconds). */
+const DRAIN_GRACE_MS = 1_000;
 const COMPILE_POSITION = /\s*\[isocode:program\.js:(\d+):(\d+)\]\s*$/;
 
 function killed(reason: KillReason, limits: SandboxLimits): Decoded {
   switch (reason) {
     case 'cpu':
-      return { ok: false, kind: 'timeout', message: `the program used more than ${limits.cpuMs} ms of CPU time (CPU time limit)` };
+      return {
+        ok: false,
+        kind: 'timeout',
+        message: `the program used more than ${limits.cpuMs} ms of CPU time (CPU time limit)`,
+      };
     case 'wall':
       return {
         ok: false,
@@ -48,7 +55,11 @@ function killed(reason: KillReason, limits: SandboxLimits): Decoded {
     case 'aborted':
       return { ok: false, kind: 'aborted', message: 'the run was aborted' };
     case 'closed':
-      return { ok: false, kind: 'aborted', message: 'the run was aborted: the sandbox is shutting down' };
+      return {
+        ok: false,
+        kind: 'aborted',
+        message: 'the run was aborted: the sandbox is shutting down',
+      };
   }
 }
 
@@ -95,8 +106,16 @@ export class ProgramRun {
       controller,
       onCall: request.onCall,
     });
-    const dispatchRef = new ivm.Reference((tool: unknown, args: unknown) => bridge.handle(tool, args));
-    const logRef = new ivm.Reference((level: unknown, text: unknown): void => logs.push(level, text));
+    const arrivals = new Arrivals();
+    const dispatchRef = new ivm.Reference((tool: unknown, args: unknown) => {
+      arrivals.arrive();
+      return bridge.handle(tool, args);
+    });
+    const logRef = new ivm.Reference((level: unknown, text: unknown): void => {
+      arrivals.arrive();
+      logs.push(level, text);
+    });
+    const tickRef = new ivm.Reference(() => Promise.resolve(''));
     const installOptions: InstallOptions = {
       bindings: this.options.bindings.map((b) => ({ path: [...b.path], tool: b.tool })),
       maxCalls: limits.maxCalls,
@@ -120,22 +139,37 @@ export class ProgramRun {
     watchdog.add(watched);
     if (request.signal?.aborted === true) this.kill('aborted');
 
-    let raw: unknown;
+    let raw: { sent: number; body: string } | undefined;
     let error: unknown;
-    let failed = false;
-    let stage: 'install' | 'compile' | 'run' = 'install';
+    let stage: 'install' | 'compile' | 'run' | 'drain' = 'install';
     try {
-      const runner = (await sbx.install.apply(undefined, [dispatchRef, logRef, JSON.stringify(installOptions)], {
-        result: { reference: true },
-      })) as ivm.Reference<(program: unknown) => Promise<string>>;
+      const runner = (await sbx.install.apply(
+        undefined,
+        [dispatchRef, logRef, tickRef, JSON.stringify(installOptions)],
+        {
+          result: { reference: true },
+        },
+      )) as ivm.Reference<(program: unknown) => Promise<string>>;
       stage = 'compile';
       const script = await sbx.isolate.compileScript(request.js, { filename: PROGRAM_FILENAME });
-      const program = (await script.run(sbx.context, { reference: true, release: true })) as ivm.Reference<unknown>;
+      const program = (await script.run(sbx.context, {
+        reference: true,
+        release: true,
+      })) as ivm.Reference<unknown>;
       stage = 'run';
-      raw = await runner.apply(undefined, [program.derefInto()], { result: { promise: true, copy: true } });
+      const outcome: unknown = await runner.apply(undefined, [program.derefInto()], {
+        result: { promise: true, copy: true },
+      });
       runner.release();
+      raw = splitOutcome(outcome);
+      stage = 'drain';
+      // Logs and calls sent before the outcome may still be on their way: wait for them.
+      if (raw !== undefined)
+        await arrivals.waitFor(
+          raw.sent,
+          Math.min(DRAIN_GRACE_MS, limits.wallMs - (performance.now() - wallStart)),
+        );
     } catch (e) {
-      failed = true;
       error = e;
     }
     this.finished = true;
@@ -150,12 +184,23 @@ export class ProgramRun {
     await bridge.settled();
     dispatchRef.release();
     logRef.release();
+    tickRef.release();
 
     let decoded: Decoded;
-    if (this.killReason !== undefined) decoded = killed(this.killReason, limits);
-    else if (!failed) decoded = decodeOutcome(raw, limits.maxResultBytes, request.mapPosition);
-    else if (disposedByIsolatedVm || /memory limit/i.test(firstLine(error))) {
-      decoded = { ok: false, kind: 'memory', message: `the program exceeded its memory limit of ${limits.memoryMb} MiB` };
+    // Once the outcome is in, only a console overflow (of output sent before it) changes it.
+    const kill = stage === 'drain' && this.killReason !== 'log-limit' ? undefined : this.killReason;
+    if (kill !== undefined) decoded = killed(kill, limits);
+    else if (stage === 'drain') {
+      decoded =
+        raw === undefined
+          ? { ok: false, kind: 'internal', message: 'the sandbox returned an unreadable outcome' }
+          : decodeOutcome(raw.body, limits.maxResultBytes, request.mapPosition);
+    } else if (disposedByIsolatedVm || /memory limit/i.test(firstLine(error))) {
+      decoded = {
+        ok: false,
+        kind: 'memory',
+        message: `the program exceeded its memory limit of ${limits.memoryMb} MiB`,
+      };
     } else if (stage === 'compile') decoded = this.compileFailure(error);
     else decoded = { ok: false, kind: 'internal', message: `sandbox failure: ${firstLine(error)}` };
 
@@ -179,7 +224,9 @@ export class ProgramRun {
     const raw = { line: Number(match[1]), column: Number(match[2]) };
     let position: { line: number; column: number } | undefined = raw;
     try {
-      position = this.options.request.mapPosition ? this.options.request.mapPosition(raw.line, raw.column) : raw;
+      position = this.options.request.mapPosition
+        ? this.options.request.mapPosition(raw.line, raw.column)
+        : raw;
     } catch {
       position = undefined;
     }

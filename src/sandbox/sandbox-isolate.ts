@@ -6,7 +6,7 @@ import ivm from 'isolated-vm';
 import { ENTRY_SPECIFIER, loadIsolateModules } from './isolate-code.js';
 
 /** The host's view of the bootstrap's `install` export. */
-export type InstallRef = ivm.Reference<(dispatch: unknown, log: unknown, optionsJson: string) => unknown>;
+export type InstallRef = ivm.Reference<(dispatch: unknown, log: unknown, tick: unknown, optionsJson: string) => unknown>;
 
 /** A prepared isolate. */
 export class SandboxIsolate {

@@ -139,7 +139,8 @@ describe('time limits', () => {
 
 describe('memory and aborts', () => {
   it('reports a memory bomb as memory', async () => {
-    const failure = expectFailure(await runBody(pool, `const a = []; while (true) a.push(new Array(10000).fill(a.length));`), 'memory');
+    const body = `const a = []; while (true) a.push(new Array(10000).fill(a.length));`;
+    const failure = expectFailure(await runBody(pool, body, { limits: { cpuMs: 20_000, wallMs: 60_000 } }), 'memory');
     expect(failure.message).toBe('the program exceeded its memory limit of 32 MiB');
   });
 
