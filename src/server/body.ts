@@ -1,0 +1,66 @@
+/** Request bodies: JSON parsing and the strict zod schemas of each route. */
+import { z } from 'zod';
+import { IsocodeError } from '../index.js';
+
+/** `POST /v1/execute`: a model-direct tool call. No field can carry a parent token. */
+export const executeBody = z.strictObject({
+  name: z.string().min(1).max(256),
+  /** @default {} */
+  args: z.unknown().optional(),
+  id: z.string().min(1).max(128).optional(),
+});
+
+/** `POST /v1/run`: run_code's arguments (their rules are run_code's own, checked as a tool outcome). */
+export const runBody = z.strictObject({
+  code: z.string(),
+  description: z.string(),
+});
+
+/** `POST /v1/check`: a program to type-check. */
+export const checkBody = z.strictObject({
+  code: z.string().min(1, 'code must not be empty'),
+});
+
+const isJsonContentType = (value: string | undefined): boolean => {
+  const type = value?.split(';')[0]?.trim().toLowerCase();
+  return (
+    type === 'application/json' ||
+    (type !== undefined && /^application\/[\w.+-]+\+json$/.test(type))
+  );
+};
+
+/**
+ * Parses a JSON request body against a strict schema.
+ * @throws IsocodeError BAD_REQUEST for a wrong content type (a CSRF guard: browsers cannot send
+ * JSON cross-origin without a preflight), invalid JSON, or a body the schema rejects (details: issues).
+ */
+export async function parseBody<S extends z.ZodType>(
+  req: { header(name: string): string | undefined; text(): Promise<string> },
+  schema: S,
+): Promise<z.infer<S>> {
+  if (!isJsonContentType(req.header('content-type')))
+    throw new IsocodeError('BAD_REQUEST', 'Content-Type must be application/json');
+  const text = await req.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new IsocodeError(
+      'BAD_REQUEST',
+      `the request body is not valid JSON: ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => ({
+      path: i.path.map(String).join('.') || '(body)',
+      message: i.message,
+    }));
+    throw new IsocodeError(
+      'BAD_REQUEST',
+      `invalid request body: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
+      { details: { issues } },
+    );
+  }
+  return parsed.data;
+}

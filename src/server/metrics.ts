@@ -1,0 +1,114 @@
+/**
+ * The service's metrics: HTTP requests, run_code runs and their failure kinds, nested calls,
+ * latency histograms and isolates alive. Series carry no tool or scope names, so `/metrics` shows
+ * nothing about any tenant's catalog.
+ */
+import { RUN_CODE, type ExecutorEvent, type Runtime, type ToolResult } from '../index.js';
+import { Counter, Gauge, Histogram, MetricsRegistry } from './prometheus.js';
+
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+
+/** The metrics of one HTTP app. */
+export interface ServiceMetrics {
+  /** Records one HTTP response. */
+  request(route: string, status: number): void;
+  /** Records a run_code result served over HTTP. */
+  run(result: ToolResult): void;
+  /** The exposition text. */
+  render(): string;
+  /** Stops listening to the runtime's events. */
+  dispose(): void;
+}
+
+/** Creates the metrics of an app over `runtime`; `inFlight` reads the requests being served. */
+export function createServiceMetrics(runtime: Runtime, inFlight: () => number): ServiceMetrics {
+  const registry = new MetricsRegistry();
+  const requests = registry.add(
+    new Counter('isocode_http_requests_total', 'HTTP responses by route and status.'),
+  );
+  const runs = registry.add(
+    new Counter(
+      'isocode_runs_total',
+      'run_code executions served over HTTP, by outcome (ok or error).',
+    ),
+  );
+  const failures = registry.add(
+    new Counter(
+      'isocode_run_failures_total',
+      'Failed run_code executions by error code and failure kind (error.details.kind; "none" when absent).',
+    ),
+  );
+  const runLatency = registry.add(
+    new Histogram(
+      'isocode_run_duration_seconds',
+      'Duration of run_code executions served over HTTP.',
+      LATENCY_BUCKETS,
+    ),
+  );
+  const toolCalls = registry.add(
+    new Counter(
+      'isocode_tool_calls_total',
+      'Settled tool calls other than run_code, by nesting (nested: dispatched by a run_code program) and outcome.',
+    ),
+  );
+  const nested = registry.add(
+    new Counter(
+      'isocode_nested_calls_total',
+      'Tool calls dispatched from run_code programs, by outcome.',
+    ),
+  );
+  const toolLatency = registry.add(
+    new Histogram(
+      'isocode_tool_call_duration_seconds',
+      'Duration of tool calls other than run_code, by nesting.',
+      LATENCY_BUCKETS,
+    ),
+  );
+  const stats = (): ReturnType<Runtime['stats']> => runtime.stats();
+  registry.add(new Gauge('isocode_http_requests_in_flight', 'Requests being served.', inFlight));
+  registry.add(
+    new Gauge(
+      'isocode_runs_in_flight',
+      'run_code executions in progress in the runtime.',
+      () => stats().liveRuns,
+    ),
+  );
+  registry.add(
+    new Gauge(
+      'isocode_isolates_alive',
+      'V8 isolates alive (warm and running).',
+      () => stats().runner?.isolates.alive ?? 0,
+    ),
+  );
+  registry.add(
+    new Gauge(
+      'isocode_isolates_running',
+      'V8 isolates running a program.',
+      () => stats().runner?.isolates.running ?? 0,
+    ),
+  );
+
+  const onEvent = (event: ExecutorEvent): void => {
+    if (event.type !== 'tool/result' || event.name === RUN_CODE) return;
+    const isNested = event.parentId !== undefined;
+    const outcome = event.ok ? 'ok' : 'error';
+    toolCalls.inc({ nested: String(isNested), outcome });
+    if (isNested) nested.inc({ outcome });
+    toolLatency.observe(event.durationMs / 1000, { nested: String(isNested) });
+  };
+  const unsubscribe = runtime.on(onEvent);
+
+  return {
+    request: (route, status) => requests.inc({ route, status: String(status) }),
+    run(result) {
+      runs.inc({ outcome: result.ok ? 'ok' : 'error' });
+      runLatency.observe(result.meta.durationMs / 1000);
+      if (!result.ok) {
+        const kind = result.error.details?.['kind'];
+        failures.inc({ code: result.error.code, kind: typeof kind === 'string' ? kind : 'none' });
+      }
+    },
+    render: () => registry.render(),
+    dispose: unsubscribe,
+  };
+}
