@@ -1,0 +1,172 @@
+/**
+ * The MCP server face of a runtime: `tools/list` is what the scope's model is shown (under `code`,
+ * one `run_code` tool whose description carries the instructions and the SDK), and `tools/call`
+ * goes through the runtime's full executor pipeline.
+ */
+import { randomUUID } from 'node:crypto';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type ServerNotification,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import {
+  DEFAULT_SCOPE,
+  IsocodeError,
+  RUN_CODE,
+  type Runtime,
+  type RunProgressEvent,
+} from '../index.js';
+import {
+  compactRunCodeDescription,
+  DEFAULT_HELPER_THRESHOLD_CHARS,
+  DESCRIBE_TOOL,
+  describeTools,
+  helperTools,
+  SEARCH_TOOLS,
+  searchTools,
+  type HelperMode,
+} from './helpers.js';
+import { toCallToolResult } from './result.js';
+
+/** Options of {@link createMcpServer}. */
+export interface McpServerOptions {
+  /** The runtime whose tools are served. Not closed by the server. */
+  runtime: Runtime;
+  /** The scope every call runs in. @default "default" */
+  scope?: string | undefined;
+  /** `serverInfo.name` in the initialize answer. @default "isocode" */
+  name?: string | undefined;
+  /** `serverInfo.version` in the initialize answer. @default "0.0.0" */
+  version?: string | undefined;
+  /**
+   * The `search_tools`/`describe_tool` discovery helpers (code mode only): `auto` lists them, with a
+   * compact run_code description, when the full description exceeds `helperThresholdChars`.
+   * @default "auto"
+   */
+  helpers?: HelperMode | undefined;
+  /** The `auto` threshold, in characters of run_code description. @default 64000 */
+  helperThresholdChars?: number | undefined;
+}
+
+/** What the server lists for a scope, and whether helpers are on. */
+interface Listing {
+  tools: Tool[];
+  helpers: boolean;
+  withOutput: Set<string>;
+}
+
+const MAX_PROGRESS_TEXT = 500;
+
+function progressMessage(event: RunProgressEvent): string {
+  switch (event.type) {
+    case 'typecheck':
+      return event.ok
+        ? `typecheck ok (${Math.round(event.ms)} ms)`
+        : `typecheck failed (${event.diagnostics} diagnostics)`;
+    case 'log': {
+      const text = event.level === 'log' ? event.text : `[${event.level}] ${event.text}`;
+      return text.length > MAX_PROGRESS_TEXT ? `${text.slice(0, MAX_PROGRESS_TEXT - 1)}…` : text;
+    }
+    case 'call-start':
+      return `call ${event.name}`;
+    case 'call-end':
+      return event.ok
+        ? `done ${event.name} (${Math.round(event.durationMs)} ms)`
+        : `failed ${event.name}: ${event.code ?? 'error'}`;
+  }
+}
+
+/**
+ * Creates an MCP server (the SDK's low-level `Server`, so JSON Schemas pass through unchanged) over
+ * a runtime's scope. Connect it to a transport with `server.connect(transport)`; {@link serveMcpStdio}
+ * and {@link serveMcpHttp} do that for you.
+ *
+ * A `tools/call` request's cancellation (or its transport closing) aborts the call and, for
+ * run_code, every nested call. With a `progressToken`, run_code progress (type-check, logs, nested
+ * calls) is sent as `notifications/progress`.
+ * @throws IsocodeError INVALID_SCOPE when the scope does not exist.
+ */
+export function createMcpServer(options: McpServerOptions): Server {
+  const { runtime } = options;
+  const scope = options.scope ?? DEFAULT_SCOPE;
+  const helperMode = options.helpers ?? 'auto';
+  const threshold = options.helperThresholdChars ?? DEFAULT_HELPER_THRESHOLD_CHARS;
+  const mode = runtime.mode(scope); // throws INVALID_SCOPE for an unknown scope
+  if (!Number.isFinite(threshold) || threshold < 0)
+    throw new IsocodeError('INVALID_CONFIG', 'helperThresholdChars must be a number ≥ 0');
+
+  const listing = (): Listing => {
+    const wire = runtime.wireTools('mcp', scope);
+    const runCode = wire.find((t) => t.name === RUN_CODE);
+    const helpers =
+      mode === 'code' &&
+      runCode !== undefined &&
+      (helperMode === 'always' ||
+        (helperMode === 'auto' && runCode.description.length > threshold));
+    const tools: Tool[] = wire.map((t) =>
+      helpers && t.name === RUN_CODE
+        ? { ...t, description: compactRunCodeDescription(runtime, scope, t.description) }
+        : { ...t },
+    ) as Tool[];
+    if (helpers) tools.push(...helperTools());
+    return {
+      tools,
+      helpers,
+      withOutput: new Set(wire.filter((t) => t.outputSchema !== undefined).map((t) => t.name)),
+    };
+  };
+
+  const codeOnly = runtime.systemPrompt(scope).find((s) => s.id === 'tools:code-only')?.text;
+  const server = new Server(
+    { name: options.name ?? 'isocode', version: options.version ?? '0.0.0' },
+    {
+      capabilities: { tools: { listChanged: false } },
+      ...(codeOnly ? { instructions: codeOnly } : {}),
+    },
+  );
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing().tools }));
+
+  server.setRequestHandler(
+    CallToolRequestSchema,
+    async (request, extra): Promise<CallToolResult> => {
+      const { name } = request.params;
+      const args = request.params.arguments ?? {};
+      const list = listing();
+      if (list.helpers && name === SEARCH_TOOLS) return searchTools(runtime, scope, args);
+      if (list.helpers && name === DESCRIBE_TOOL) return describeTools(runtime, scope, args);
+
+      const callId = randomUUID();
+      const token = request.params._meta?.progressToken;
+      let unsubscribe: (() => void) | undefined;
+      if (token !== undefined) {
+        let progress = 0;
+        unsubscribe = runtime.onProgress((id, event) => {
+          if (id !== callId || extra.signal.aborted) return;
+          progress += 1;
+          const notification: ServerNotification = {
+            method: 'notifications/progress',
+            params: { progressToken: token, progress, message: progressMessage(event) },
+          };
+          extra.sendNotification(notification).catch(() => {
+            // the client may be gone; progress is best effort
+          });
+        });
+      }
+      try {
+        const result = await runtime.execute(
+          { name, args, id: callId },
+          { scope, signal: extra.signal },
+        );
+        return toCallToolResult(result, list.withOutput.has(name));
+      } finally {
+        unsubscribe?.();
+      }
+    },
+  );
+
+  return server;
+}

@@ -1,0 +1,50 @@
+/** Serving a runtime's scope as an MCP server over stdio. */
+import type { Readable, Writable } from 'node:stream';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { createMcpServer, type McpServerOptions } from './server.js';
+
+/** Options of {@link serveMcpStdio}. */
+export interface McpStdioOptions extends McpServerOptions {
+  /** Where requests are read. @default process.stdin */
+  stdin?: Readable | undefined;
+  /** Where responses are written; nothing else may write to it. @default process.stdout */
+  stdout?: Writable | undefined;
+}
+
+/** A running stdio MCP server. */
+export interface McpStdioHandle {
+  /** Resolves when the session ends: the client closed stdin, or `close()` was called. */
+  readonly closed: Promise<void>;
+  /** Closes the session; in-flight calls are aborted. Does not close the runtime. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Serves the runtime's scope over stdio (newline-delimited JSON-RPC). Only protocol messages are
+ * written to `stdout`: log elsewhere (stderr). The session ends when stdin ends.
+ */
+export async function serveMcpStdio(options: McpStdioOptions): Promise<McpStdioHandle> {
+  const stdin = options.stdin ?? process.stdin;
+  const stdout = options.stdout ?? process.stdout;
+  const server = createMcpServer(options);
+  const transport = new StdioServerTransport(stdin, stdout);
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
+  server.onclose = () => resolveClosed();
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> =>
+    (closing ??= (async () => {
+      stdin.off('end', onEnd);
+      stdin.off('close', onEnd);
+      await server.close();
+      resolveClosed();
+    })());
+  const onEnd = (): void => {
+    void close();
+  };
+  stdin.on('end', onEnd);
+  stdin.on('close', onEnd);
+  await server.connect(transport);
+  return { closed, close };
+}
