@@ -35,7 +35,7 @@ const watched: [string, object][] = [
   ['globalThis', globalThis],
 ];
 const snapshot = new Map(watched.map(([name, o]) => [name, ownKeys(o)]));
-const hostPrepareStackTrace = Error.prepareStackTrace;
+const hostPrepareStackTrace: unknown = Reflect.get(Error, 'prepareStackTrace');
 const unhandled: unknown[] = [];
 const onUnhandled = (reason: unknown): void => {
   unhandled.push(reason);
@@ -50,7 +50,7 @@ afterEach(async () => {
   await sleep(5);
   for (const [name, o] of watched) expect(ownKeys(o), name).toEqual(snapshot.get(name));
   expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-  expect(Error.prepareStackTrace).toBe(hostPrepareStackTrace);
+  expect(Reflect.get(Error, 'prepareStackTrace')).toBe(hostPrepareStackTrace);
   expect(unhandled).toEqual([]);
   expect(pool.stats().running).toBe(0);
 });
