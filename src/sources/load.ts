@@ -83,12 +83,8 @@ function interpolateAll(
   );
 }
 
-function mcpServerOptions(
-  source: McpSourceConfig,
-  index: number,
-  env: NodeJS.ProcessEnv,
-): McpServerOptions {
-  const at = ['sources', index, 'mcp'] as const;
+function mcpServerOptions(source: McpSourceConfig, env: NodeJS.ProcessEnv): McpServerOptions {
+  const at = ['mcp'] as const; // messages are prefixed with the source (see wrapFailure)
   const m = source.mcp;
   if ('url' in m)
     return { url: m.url, headers: interpolateAll(m.headers, env, [...at, 'headers']) };
@@ -129,11 +125,7 @@ type Loaded =
   | { kind: 'module'; name: string; path: string; tools: ToolDefinition[] }
   | { kind: 'mcp'; source: McpSource };
 
-async function loadOne(
-  source: SourceConfig,
-  index: number,
-  options: LoadSourcesOptions,
-): Promise<Loaded> {
+async function loadOne(source: SourceConfig, options: LoadSourcesOptions): Promise<Loaded> {
   if (source.kind === 'builtin') return { kind: 'builtin', tools: builtinDemoTools() };
   if (source.kind === 'module')
     return {
@@ -144,7 +136,7 @@ async function loadOne(
     };
   const mcp = await mcpTools({
     name: source.name,
-    mcp: mcpServerOptions(source, index, options.env ?? process.env),
+    mcp: mcpServerOptions(source, options.env ?? process.env),
     timeoutMs: source.timeoutMs,
     connectTimeoutMs: source.connectTimeoutMs,
     reconnect: options.reconnect,
@@ -198,7 +190,7 @@ export async function loadSources(
   config: Pick<IsocodeConfig, 'sources'>,
   options: LoadSourcesOptions = {},
 ): Promise<LoadedSources> {
-  const settled = await Promise.allSettled(config.sources.map((s, i) => loadOne(s, i, options)));
+  const settled = await Promise.allSettled(config.sources.map((s) => loadOne(s, options)));
   const loaded = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
   const failedAt = settled.findIndex((r) => r.status === 'rejected');
   const failure = settled[failedAt];

@@ -212,8 +212,10 @@ export class McpConnection {
       if (signal.aborted) throw abortError(signal);
       const classified = classifyCallError(error, { source: this.#o.name, tool });
       if (classified.unavailable) {
-        this.#lost(session, classified.reason);
-        throw unavailableError(this.#o.name, classified.reason, error);
+        // When the loss was already seen (process exit, stream error), its reason is the better one.
+        const reason = this.#session === session ? classified.reason : (this.#lastError ?? classified.reason);
+        this.#lost(session, reason);
+        throw unavailableError(this.#o.name, reason, error);
       }
       this.#failures = 0; // the upstream answered
       throw classified.error;

@@ -1,0 +1,338 @@
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { isIsocodeError } from '../../src/index.js';
+import type { ToolDefinition } from '../../src/index.js';
+import { assignLocalNames, mcpTools } from '../../src/sources/index.js';
+import type { McpSource, McpToolsOptions } from '../../src/sources/index.js';
+import { ctx, rejection, tool } from './helpers.js';
+
+interface Upstream {
+  tools: Tool[];
+  pageSize: number;
+  call: (name: string, args: Record<string, unknown>) => CallToolResult | Promise<CallToolResult>;
+  servers: Server[];
+  /** Transports handed out so far. */
+  connections: number;
+  /** When set, the next connection attempts fail with this message. */
+  refuse: string | undefined;
+}
+
+const objectSchema = { type: 'object' as const, properties: {} };
+
+function upstream(
+  tools: Tool[],
+  call: Upstream['call'] = () => ({ content: [{ type: 'text', text: 'ok' }] }),
+): Upstream {
+  return { tools, pageSize: 1000, call, servers: [], connections: 0, refuse: undefined };
+}
+
+function factory(u: Upstream): McpToolsOptions['mcp'] {
+  return {
+    transport: () => {
+      if (u.refuse !== undefined) throw new Error(u.refuse);
+      u.connections++;
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+      const server = new Server(
+        { name: 'fake', version: '1.2.3' },
+        { capabilities: { tools: { listChanged: true } } },
+      );
+      server.setRequestHandler(ListToolsRequestSchema, (req) => {
+        const start = Number(req.params?.cursor ?? 0);
+        const next = start + u.pageSize;
+        return {
+          tools: u.tools.slice(start, next),
+          ...(next < u.tools.length ? { nextCursor: String(next) } : {}),
+        };
+      });
+      server.setRequestHandler(CallToolRequestSchema, (req) =>
+        u.call(req.params.name, req.params.arguments ?? {}),
+      );
+      u.servers.push(server);
+      void server.connect(serverSide);
+      return clientSide;
+    },
+  };
+}
+
+const opened: McpSource[] = [];
+async function open(u: Upstream, extra: Partial<McpToolsOptions> = {}): Promise<McpSource> {
+  const source = await mcpTools({ name: 'up', mcp: factory(u), ...extra });
+  opened.push(source);
+  return source;
+}
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((s) => s.close()));
+});
+
+describe('assignLocalNames', () => {
+  it('keeps valid names, sanitizes invalid characters, and hashes collisions and overlong names deterministically', () => {
+    const long = 'x'.repeat(80);
+    const names = ['read_file', 'read file', 'read/file', 'ok.name-1', long, 'ünïcode', ''];
+    const map = assignLocalNames('ns', names);
+    expect(map.get('read_file')).toBe('ns.read_file'); // unchanged name keeps its plain form in a collision
+    expect(map.get('ok.name-1')).toBe('ns.ok.name-1');
+    for (const [upstreamName, local] of map) {
+      expect(local, upstreamName).toMatch(/^[A-Za-z0-9_.-]{1,64}$/);
+      expect(local.startsWith('ns.')).toBe(true);
+    }
+    expect(map.get('read file')).toMatch(/^ns\.read_file_[0-9a-f]{8}$/);
+    expect(map.get('read/file')).toMatch(/^ns\.read_file_[0-9a-f]{8}$/);
+    expect(map.get(long)).toHaveLength(64);
+    expect(map.get('ünïcode')).toBe('ns._n_code');
+    expect(new Set(map.values()).size).toBe(names.length);
+    // order does not matter
+    expect(assignLocalNames('ns', [...names].reverse())).toEqual(map);
+  });
+
+  it('hashes both sides of a collision between two sanitized names', () => {
+    const map = assignLocalNames('ns', ['a b', 'a/b']);
+    expect(map.get('a b')).not.toBe(map.get('a/b'));
+    expect(map.get('a b')).toMatch(/^ns\.a_b_[0-9a-f]{8}$/);
+  });
+});
+
+describe('mcpTools with an in-process upstream', () => {
+  it('follows tools/list pagination cursors', async () => {
+    const u = upstream(
+      Array.from({ length: 7 }, (_, i) => ({ name: `t${i}`, inputSchema: objectSchema })),
+    );
+    u.pageSize = 3;
+    const source = await open(u);
+    expect(source.tools.map((t) => t.name)).toEqual([
+      'up.t0',
+      'up.t1',
+      'up.t2',
+      'up.t3',
+      'up.t4',
+      'up.t5',
+      'up.t6',
+    ]);
+  });
+
+  it('forwards calls under the upstream name, with the arguments unchanged', async () => {
+    const seen: [string, unknown][] = [];
+    const u = upstream(
+      [{ name: 'do it/now', inputSchema: objectSchema, annotations: { readOnlyHint: true } }],
+      (name, args) => {
+        seen.push([name, args]);
+        return {
+          content: [
+            { type: 'text', text: 'a' },
+            { type: 'text', text: 'b' },
+          ],
+        };
+      },
+    );
+    const source = await open(u, { timeoutMs: 1234 });
+    const [t] = source.tools;
+    expect(t?.name).toMatch(/^up\.do_it_now$/);
+    expect(t?.isConcurrencySafe).toBe(true);
+    expect(t?.timeoutMs).toBe(1234);
+    expect(source.upstreamNames.get(t?.name ?? '')).toBe('do it/now');
+    expect(await t?.execute({ x: [1, { y: 'z' }] }, ctx())).toEqual({
+      text: 'a\nb',
+      content: [
+        { type: 'text', text: 'a' },
+        { type: 'text', text: 'b' },
+      ],
+    });
+    expect(seen).toEqual([['do it/now', { x: [1, { y: 'z' }] }]]);
+    expect(source.status().server).toEqual({ name: 'fake', version: '1.2.3' });
+  });
+
+  it('passes input and output schemas through unchanged and defaults the description', async () => {
+    const inputSchema = {
+      type: 'object' as const,
+      properties: { q: { type: 'string', minLength: 2 } },
+      required: ['q'],
+    };
+    const outputSchema = {
+      type: 'object' as const,
+      properties: { n: { type: 'integer' } },
+      required: ['n'],
+    };
+    const source = await open(
+      upstream([{ name: 'count', inputSchema, outputSchema }], () => ({
+        content: [],
+        structuredContent: { n: 3 },
+      })),
+    );
+    const t = tool(source.tools, 'up.count');
+    expect(t.input).toEqual(inputSchema);
+    expect(t.output).toEqual(outputSchema);
+    expect(t.description).toBe('The "count" tool of MCP server "up".');
+    expect(await t.execute({ q: 'ab' }, ctx())).toEqual({ n: 3 });
+  });
+
+  it('maps audio, resource links and embedded resources into isocode content blocks', async () => {
+    const source = await open(
+      upstream([{ name: 'mixed', inputSchema: objectSchema }], () => ({
+        content: [
+          { type: 'audio', data: 'AAAA', mimeType: 'audio/wav' },
+          { type: 'resource_link', uri: 'file:///a.txt', name: 'a', mimeType: 'text/plain' },
+          { type: 'resource', resource: { uri: 'mem://x', text: 'inline' } },
+          {
+            type: 'resource',
+            resource: { uri: 'mem://bin', blob: 'AAAA', mimeType: 'application/octet-stream' },
+          },
+        ],
+      })),
+    );
+    expect(await tool(source.tools, 'up.mixed').execute({}, ctx())).toEqual({
+      text: '',
+      content: [
+        {
+          type: 'resource',
+          resource: { uri: 'data:audio/wav;base64,AAAA', mimeType: 'audio/wav' },
+        },
+        { type: 'resource', resource: { uri: 'file:///a.txt', mimeType: 'text/plain' } },
+        { type: 'resource', resource: { uri: 'mem://x', text: 'inline' } },
+        { type: 'resource', resource: { uri: 'mem://bin', mimeType: 'application/octet-stream' } },
+      ],
+    });
+  });
+
+  it('maps isError results to TOOL_ERROR and JSON-RPC errors to UPSTREAM_ERROR with the MCP code', async () => {
+    const u = upstream(
+      [
+        { name: 'fails', inputSchema: objectSchema },
+        { name: 'silent', inputSchema: objectSchema },
+        { name: 'rejects', inputSchema: objectSchema },
+      ],
+      (name) => {
+        if (name === 'fails')
+          return {
+            isError: true,
+            content: [
+              { type: 'text', text: 'disk full' },
+              { type: 'text', text: 'try later' },
+            ],
+          };
+        if (name === 'silent') return { isError: true, content: [] };
+        throw new McpError(ErrorCode.InvalidParams, 'bad things', { field: 'x' });
+      },
+    );
+    const source = await open(u);
+    const failed = await rejection(tool(source.tools, 'up.fails').execute({}, ctx()));
+    expect(isIsocodeError(failed) && failed.toJSON()).toEqual({
+      code: 'TOOL_ERROR',
+      message: 'disk full\ntry later',
+      details: { source: 'up', upstreamTool: 'fails' },
+    });
+    const silent = await rejection(tool(source.tools, 'up.silent').execute({}, ctx()));
+    expect(isIsocodeError(silent) && silent.message).toBe(
+      'tool "silent" of MCP server "up" failed',
+    );
+    const rejected = await rejection(tool(source.tools, 'up.rejects').execute({}, ctx()));
+    expect(isIsocodeError(rejected) && rejected.code).toBe('UPSTREAM_ERROR');
+    expect(isIsocodeError(rejected) && rejected.details).toEqual({
+      source: 'up',
+      upstreamTool: 'rejects',
+      mcpCode: -32602,
+      mcpData: { field: 'x' },
+    });
+    expect((rejected as Error).message).toContain('bad things');
+    // the upstream answered: the source stays connected
+    expect(source.status()).toMatchObject({ state: 'connected', consecutiveFailures: 0 });
+  });
+
+  it('gives UPSTREAM_ERROR when a tool with an outputSchema returns no structuredContent', async () => {
+    const source = await open(
+      upstream(
+        [{ name: 'typed', inputSchema: objectSchema, outputSchema: { type: 'object' } }],
+        () => ({ content: [{ type: 'text', text: 'x' }] }),
+      ),
+    );
+    const error = await rejection(tool(source.tools, 'up.typed').execute({}, ctx()));
+    expect(isIsocodeError(error) && error.code).toBe('UPSTREAM_ERROR');
+  });
+
+  it('rejects non-object arguments with INVALID_ARGS without calling upstream', async () => {
+    let calls = 0;
+    const source = await open(
+      upstream([{ name: 't', inputSchema: objectSchema }], () => {
+        calls++;
+        return { content: [] };
+      }),
+    );
+    const error = await rejection(tool(source.tools, 'up.t').execute([1, 2], ctx()));
+    expect(isIsocodeError(error) && error.code).toBe('INVALID_ARGS');
+    expect(calls).toBe(0);
+  });
+
+  it('rebuilds its tools on notifications/tools/list_changed and tells subscribers', async () => {
+    const u = upstream([{ name: 'a', inputSchema: objectSchema }]);
+    const source = await open(u);
+    const changed = new Promise<ToolDefinition[]>((resolve) => source.onToolsChanged(resolve));
+    u.tools = [...u.tools, { name: 'b', inputSchema: objectSchema }];
+    await u.servers[0]?.sendToolListChanged();
+    const tools = await changed;
+    expect(tools.map((t) => t.name)).toEqual(['up.a', 'up.b']);
+    expect(source.tools.map((t) => t.name)).toEqual(['up.a', 'up.b']);
+    expect(source.status().toolCount).toBe(2);
+  });
+
+  it('fails fast with UPSTREAM_UNAVAILABLE during a long backoff, and reconnects when it is over', async () => {
+    const u = upstream([{ name: 't', inputSchema: objectSchema }]);
+    const source = await open(u, { reconnect: { initialDelayMs: 60_000, maxWaitMs: 0 } });
+    await u.servers[0]?.close(); // the upstream goes away
+    u.refuse = 'connection refused';
+    const first = await rejection(tool(source.tools, 'up.t').execute({}, ctx()));
+    expect(isIsocodeError(first) && first.code).toBe('UPSTREAM_UNAVAILABLE');
+    expect((first as Error).message).toMatch(
+      /^upstream MCP server "up" is not reachable: the connection closed; next reconnection attempt in \d+(\.\d)? s$/,
+    );
+    expect(u.connections).toBe(1); // no attempt was made
+    expect(source.status()).toMatchObject({ state: 'disconnected', consecutiveFailures: 1 });
+    expect(source.status().nextAttemptInMs).toBeGreaterThan(0);
+  });
+
+  it('retries on the next call after a short backoff; a failed reconnection is again UPSTREAM_UNAVAILABLE', async () => {
+    const u = upstream([{ name: 't', inputSchema: objectSchema }]);
+    const source = await open(u, {
+      reconnect: { initialDelayMs: 1, maxDelayMs: 1, maxWaitMs: 1000 },
+    });
+    await u.servers[0]?.close();
+    u.refuse = 'connection refused';
+    const failed = await rejection(tool(source.tools, 'up.t').execute({}, ctx()));
+    expect(isIsocodeError(failed) && failed.message).toBe(
+      'upstream MCP server "up" is not reachable: connection refused',
+    );
+    expect(source.status()).toMatchObject({
+      state: 'disconnected',
+      consecutiveFailures: 2,
+      lastError: 'connection refused',
+    });
+    u.refuse = undefined;
+    expect(await tool(source.tools, 'up.t').execute({}, ctx())).toEqual({
+      text: 'ok',
+      content: [{ type: 'text', text: 'ok' }],
+    });
+    expect(source.status()).toMatchObject({
+      state: 'connected',
+      reconnects: 1,
+      consecutiveFailures: 0,
+    });
+    expect(u.connections).toBe(2);
+  });
+
+  it('shares one reconnection among concurrent calls', async () => {
+    const u = upstream([{ name: 't', inputSchema: objectSchema }]);
+    const source = await open(u, { reconnect: { initialDelayMs: 1, maxWaitMs: 1000 } });
+    await u.servers[0]?.close();
+    await new Promise((r) => setTimeout(r, 5));
+    const results = await Promise.all(
+      [1, 2, 3, 4].map(() => tool(source.tools, 'up.t').execute({}, ctx())),
+    );
+    expect(results).toHaveLength(4);
+    expect(u.connections).toBe(2);
+  });
+});
