@@ -5,11 +5,11 @@
  */
 
 import type { ChildProcess } from 'node:child_process';
-import type { Writable } from 'node:stream';
 import { API } from 'typescript-native/unstable/async';
 import type { Diagnostic as NativeDiagnostic, Snapshot } from 'typescript-native/unstable/async';
 import { IsocodeError, isIsocodeError } from '../errors.js';
 import { DiagnosticMapper, internalDiagnostic, wrapForCheck } from './native-diagnostics.js';
+import { compilerProcess, spawnCompiler, waitForExit, withTimeout } from './native-process.js';
 import { VFS_ROOT, VirtualFiles } from './native-vfs.js';
 import { SlotPool } from './slot-pool.js';
 import type { Diagnostic, SdkSource } from './types.js';
@@ -99,10 +99,10 @@ export class NativeSession {
 
   /** Spawns the compiler process and waits until it answers. */
   async start(): Promise<void> {
-    const work = this.api.updateSnapshot();
-    // The client spawns the process a few ticks after the first request: attach as soon as it exists.
-    setImmediate(() => this.attachChild());
-    const snapshot = await this.guard(work, Date.now() + this.settings.timeoutMs);
+    const deadline = Date.now() + this.settings.timeoutMs;
+    await this.guard(spawnCompiler(this.api), deadline);
+    this.attachChild();
+    const snapshot = await this.guard(this.api.updateSnapshot(), deadline);
     this.attachChild();
     this.dispose(snapshot);
   }
@@ -346,18 +346,12 @@ export class NativeSession {
     }
   }
 
-  /**
-   * Finds the compiler's child process inside the API client (a private field of the pinned version): the
-   * only way to notice a crash and to guarantee that close() leaves no process behind.
-   */
+  /** Watches the compiler process for an unexpected exit, once the client has spawned it. */
   private attachChild(): void {
     if (this.child) return;
-    const client = (this.api as unknown as { client?: { process?: unknown } }).client;
-    const proc = client?.process as ChildProcess | undefined;
-    if (!proc || typeof proc.pid !== 'number' || typeof proc.once !== 'function') return;
+    const proc = compilerProcess(this.api);
+    if (!proc) return;
     this.child = proc;
-    proc.on('error', noop);
-    if (proc.stdin) swallowWriteErrors(proc.stdin);
     const onExit = (code: number | null, signal: NodeJS.Signals | null): void => {
       this.markExited();
       this.fail(
@@ -376,49 +370,4 @@ export class NativeSession {
     this.exited = true;
     this.onExit();
   }
-}
-
-/**
- * The JSON-RPC client rethrows a failed request write inside an async promise executor: an unhandled
- * rejection that would take the whole service down when the compiler dies between two writes. Writes to a
- * dead or closed compiler are dropped instead; the session notices the exit (or the deadline) and fails
- * the pending requests itself.
- */
-function swallowWriteErrors(stdin: Writable): void {
-  stdin.on('error', noop);
-  const write = stdin.write.bind(stdin) as (chunk: unknown, encoding: unknown, callback: (error?: Error | null) => void) => boolean;
-  const patched = (chunk: unknown, encoding?: unknown, callback?: unknown): boolean => {
-    const done = (typeof encoding === 'function' ? encoding : callback) as ((error?: Error | null) => void) | undefined;
-    const enc = typeof encoding === 'function' ? undefined : encoding;
-    if (stdin.writableEnded || stdin.destroyed) {
-      if (done) process.nextTick(done);
-      return false;
-    }
-    return write(chunk, enc, () => done?.());
-  };
-  stdin.write = patched as Writable['write'];
-}
-
-function waitForExit(child: ChildProcess, ms: number): Promise<boolean> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
-  return withTimeout(
-    new Promise<boolean>((resolve) => child.once('exit', () => resolve(true))),
-    ms,
-  ).then((exited) => exited === true);
-}
-
-function withTimeout<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(undefined), ms);
-    work.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      () => {
-        clearTimeout(timer);
-        resolve(undefined);
-      },
-    );
-  });
 }

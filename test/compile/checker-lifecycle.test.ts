@@ -68,6 +68,21 @@ describe('native checker: process lifecycle', () => {
     expect(onlyCompiler()).not.toBe(pid);
   });
 
+  it('survives requests written to a compiler that was just killed (no unhandled rejection)', async () => {
+    const checker = newChecker();
+    for (let i = 0; i < 3; i++) {
+      await expect(checker.check(GOOD, READ_SDK)).resolves.toEqual([]);
+      await waitFor(() => childProcesses().length === 1);
+      process.kill(onlyCompiler(), 'SIGKILL');
+      // Sent before the exit is noticed: the writes go to a dead pipe.
+      const outcomes = await Promise.allSettled(Array.from({ length: 4 }, () => checker.check(GOOD, READ_SDK)));
+      for (const outcome of outcomes) {
+        if (outcome.status === 'rejected') expect(outcome.reason).toMatchObject({ code: 'INTERNAL_ERROR' });
+      }
+      expect(outcomes.some((o) => o.status === 'rejected')).toBe(true);
+    }
+  });
+
   it('restarts after the compiler died while idle', async () => {
     const checker = newChecker();
     await checker.warmup(READ_SDK);

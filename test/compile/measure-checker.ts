@@ -122,6 +122,34 @@ async function rawSync(): Promise<void> {
   api.close();
 }
 
+/** The two facts behind the session design: undisposed snapshots leak; an unnamed change is not seen. */
+async function facts(): Promise<void> {
+  const files = rawFiles();
+  const api = new AsyncAPI({ fs: rawFs(files), cwd: '/v' });
+  await (await api.updateSnapshot({ openProjects: ['/v/p/tsconfig.json'] })).dispose();
+  const pid = (api as unknown as { client: { process: { pid: number } } }).client.process.pid;
+  const check = async (i: number, dispose: boolean): Promise<void> => {
+    files.set('/v/p/main.ts', wrap(program(i)));
+    const snapshot = await api.updateSnapshot({ fileChanges: { changed: ['/v/p/main.ts'] } });
+    await snapshot.getProject('/v/p/tsconfig.json')?.program.getSemanticDiagnostics('/v/p/main.ts');
+    if (dispose) await snapshot.dispose();
+  };
+  for (let i = 0; i < 200; i++) await check(i, true);
+  for (const dispose of [true, false]) {
+    const before = rssMb(pid);
+    for (let i = 0; i < 500; i++) await check(i, dispose);
+    const growth = rssMb(pid) - before;
+    console.log(`facts: 500 checks ${dispose ? 'disposing' : 'NOT disposing'} snapshots: compiler RSS +${growth.toFixed(1)} MB`);
+  }
+  files.set('/v/p/main.ts', wrap('const x: number = "a";'));
+  const unnamed = await api.updateSnapshot();
+  const stale = await unnamed.getProject('/v/p/tsconfig.json')?.program.getSemanticDiagnostics('/v/p/main.ts');
+  const named = await api.updateSnapshot({ fileChanges: { changed: ['/v/p/main.ts'] } });
+  const fresh = await named.getProject('/v/p/tsconfig.json')?.program.getSemanticDiagnostics('/v/p/main.ts');
+  console.log(`facts: changed file not named: ${stale?.length} diagnostics (stale); named: ${fresh?.length}`);
+  await api.close();
+}
+
 async function rawAsync(): Promise<void> {
   const files = rawFiles();
   const start = performance.now();
@@ -243,6 +271,7 @@ async function twoProcesses(): Promise<void> {
 }
 
 console.log(`SDK: ${TOOLS} tools, ${SDK.text.length} chars; ${ROUNDS} rounds; medians`);
+await facts();
 await rawSync();
 await rawAsync();
 await syncInWorker();
