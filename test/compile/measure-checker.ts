@@ -141,12 +141,13 @@ async function facts(): Promise<void> {
     const growth = rssMb(pid) - before;
     console.log(`facts: 500 checks ${dispose ? 'disposing' : 'NOT disposing'} snapshots: compiler RSS +${growth.toFixed(1)} MB`);
   }
-  files.set('/v/p/main.ts', wrap('const x: number = "a";'));
+  // The last checked program had one error; the new one has none.
+  files.set('/v/p/main.ts', wrap('return 1;'));
   const unnamed = await api.updateSnapshot();
   const stale = await unnamed.getProject('/v/p/tsconfig.json')?.program.getSemanticDiagnostics('/v/p/main.ts');
   const named = await api.updateSnapshot({ fileChanges: { changed: ['/v/p/main.ts'] } });
   const fresh = await named.getProject('/v/p/tsconfig.json')?.program.getSemanticDiagnostics('/v/p/main.ts');
-  console.log(`facts: changed file not named: ${stale?.length} diagnostics (stale); named: ${fresh?.length}`);
+  console.log(`facts: new program without errors; file not named: ${stale?.length} diagnostic(s) (stale), named: ${fresh?.length}`);
   await api.close();
 }
 
