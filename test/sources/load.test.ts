@@ -236,3 +236,43 @@ describe('loadSources', () => {
     });
   });
 });
+
+describe('the examples', () => {
+  it('examples/isocode.config.json loads the demo and examples/tools.mjs, whose tools work', async () => {
+    const { loadConfig } = await import('../../src/sources/index.js');
+    const config = await loadConfig(
+      fileURLToPath(new URL('../../examples/isocode.config.json', import.meta.url)),
+    );
+    const loaded = await loadSources(config);
+    const names = loaded.tools.map((t) => t.name);
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'kv.get',
+        'text.search',
+        'weather.lookup',
+        'weather.cities',
+        'units.convert_temperature',
+      ]),
+    );
+    expect(
+      await tool(loaded.tools, 'weather.lookup').execute({ city: 'tokyo', unit: 'F' }, ctx()),
+    ).toEqual({
+      city: 'Tokyo',
+      country: 'JP',
+      temperature: 75,
+      unit: 'F',
+      conditions: 'sunny',
+      humidity: 60,
+    });
+    expect(
+      await tool(loaded.tools, 'units.convert_temperature').execute(
+        { value: 100, from: 'C', to: 'K' },
+        ctx(),
+      ),
+    ).toEqual({ value: 373.15, unit: 'K' });
+    await expect(
+      tool(loaded.tools, 'weather.lookup').execute({ city: 'Atlantis' }, ctx()),
+    ).rejects.toThrow(/no weather for "Atlantis"/);
+    await loaded.close();
+  });
+});
