@@ -213,7 +213,8 @@ export class McpConnection {
       const classified = classifyCallError(error, { source: this.#o.name, tool });
       if (classified.unavailable) {
         // When the loss was already seen (process exit, stream error), its reason is the better one.
-        const reason = this.#session === session ? classified.reason : (this.#lastError ?? classified.reason);
+        const reason =
+          this.#session === session ? classified.reason : (this.#lastError ?? classified.reason);
         this.#lost(session, reason);
         throw unavailableError(this.#o.name, reason, error);
       }
