@@ -36,10 +36,41 @@ function is(node: TypeNode, text: string): boolean {
   return node.kind === 'keyword' && node.text === text;
 }
 
+const keys = new WeakMap<TypeNode, string>();
+
+/** A structural identity of a node (memoised: nodes are never mutated after construction). */
+function nodeKey(node: TypeNode): string {
+  let k = keys.get(node);
+  if (k !== undefined) return k;
+  switch (node.kind) {
+    case 'keyword':
+      k = `k${node.text}`;
+      break;
+    case 'ref':
+      k = `r${node.guarded ? 'g' : 'u'}${node.key}`;
+      break;
+    case 'union':
+    case 'intersection':
+      k = `${node.kind[0] as string}(${node.members.map(nodeKey).join(',')})`;
+      break;
+    case 'array':
+      k = `a(${nodeKey(node.element)})`;
+      break;
+    case 'tuple':
+      k = `t${node.required}(${node.elements.map(nodeKey).join(',')}|${node.rest ? nodeKey(node.rest) : ''})`;
+      break;
+    case 'object':
+      k = `o(${node.members.map((m) => `${JSON.stringify(m.name)}${m.optional ? '?' : ''}:${nodeKey(m.type)}:${JSON.stringify(m.doc)}`).join(',')}|${node.index ? nodeKey(node.index) : ''})`;
+      break;
+  }
+  keys.set(node, k);
+  return k;
+}
+
 function dedupe(nodes: TypeNode[]): TypeNode[] {
   const seen = new Set<string>();
   return nodes.filter((n) => {
-    const k = JSON.stringify(n);
+    const k = nodeKey(n);
     if (seen.has(k)) return false;
     seen.add(k);
     return true;

@@ -55,6 +55,16 @@ export interface ConvertLimits {
 
 const OBJECT_KEYWORDS = ['properties', 'additionalProperties', 'patternProperties', 'required'];
 const ARRAY_KEYWORDS = ['items', 'prefixItems', 'additionalItems'];
+/** Members of TypeScript's `Object` interface, which every object type has. */
+const OBJECT_MEMBERS = new Set([
+  'constructor',
+  'toString',
+  'toLocaleString',
+  'valueOf',
+  'hasOwnProperty',
+  'isPrototypeOf',
+  'propertyIsEnumerable',
+]);
 
 function own(schema: Schema, key: string): unknown {
   return Object.prototype.hasOwnProperty.call(schema, key) ? schema[key] : undefined;
@@ -321,12 +331,14 @@ export class SchemaConverter {
         ? requiredValue.filter((r): r is string => typeof r === 'string')
         : [],
     );
-    const members: Member[] = Object.keys(props).map((name) => ({
-      name,
-      optional: !required.has(name),
-      type: this.convert(props[name], doc, child(ptr, 'properties', name), depth + 1, true),
-      doc: schemaDocLines(props[name], name),
-    }));
+    const members: Member[] = Object.keys(props).map((name) => {
+      const optional = !required.has(name);
+      let type = this.convert(props[name], doc, child(ptr, 'properties', name), depth + 1, true);
+      // TypeScript checks an omitted optional `toString`/`constructor`/… against Object's own member.
+      if (optional && OBJECT_MEMBERS.has(name))
+        type = union([type, keyword(`Object[${JSON.stringify(name)}]`)]);
+      return { name, optional, type, doc: schemaDocLines(props[name], name) };
+    });
     const extras: TypeNode[] = [];
     const ap = own(s, 'additionalProperties');
     const open = ap === undefined && !doc.closedObjects;

@@ -104,7 +104,7 @@ function entry(raw: unknown, warnings: SdkWarning[]): Entry | undefined {
 
 /** Valid entries, one per name (the smallest JSON text wins a duplicate, so input order never matters). */
 function entries(catalog: readonly unknown[], warnings: SdkWarning[]): Entry[] {
-  const byName = new Map<string, { entry: Entry; json: string }>();
+  const byName = new Map<string, { entry: Entry; raw: unknown }>();
   const list = Array.isArray(catalog) ? (catalog as unknown[]) : [];
   if (!Array.isArray(catalog)) {
     warnings.push({ tool: '', pointer: '', message: 'the catalog is not an array' });
@@ -112,13 +112,12 @@ function entries(catalog: readonly unknown[], warnings: SdkWarning[]): Entry[] {
   for (const raw of list) {
     const e = entry(raw, warnings);
     if (e === undefined) continue;
-    const json = canonical(raw);
     const prior = byName.get(e.name);
     if (prior !== undefined) {
       warnings.push({ tool: e.name, pointer: '', message: 'duplicate tool name; one entry kept' });
-      if (prior.json <= json) continue;
+      if (canonical(prior.raw) <= canonical(raw)) continue;
     }
-    byName.set(e.name, { entry: e, json });
+    byName.set(e.name, { entry: e, raw });
   }
   return [...byName.values()].map((v) => v.entry).sort((a, b) => compareNames(a.name, b.name));
 }

@@ -557,7 +557,28 @@ describe('jsonSchemaToTs: totality', () => {
       required: ['toString'],
       additionalProperties: false,
     });
-    expect(r.type).toBe('{\n  constructor?: string;\n}');
+    expect(r.type).toBe('{\n  constructor?: string | Object["constructor"];\n}');
+  });
+
+  it('lets an optional property named like an Object member be omitted', () => {
+    const r = jsonSchemaToTs({
+      type: 'object',
+      properties: {
+        toString: { type: 'string' },
+        valueOf: { type: 'number' },
+        hasOwnProperty: { type: 'boolean' },
+      },
+      required: ['valueOf'],
+    });
+    expect(r.type).toBe(
+      '{\n  toString?: string | Object["toString"];\n  valueOf: number;\n  hasOwnProperty?: boolean | Object["hasOwnProperty"];\n  [key: string]: unknown;\n}',
+    );
+    expect(
+      typecheck(
+        `${PRELUDE}\ntype T = ${r.type};\n`,
+        'const t: T = { valueOf: 1 }; const s: T = { valueOf: 1, toString: "x" }; export {};',
+      ),
+    ).toEqual([]);
   });
 
   it('can treat objects without additionalProperties as closed', () => {
