@@ -26,9 +26,11 @@ export class InFlight {
 
   /**
    * Runs `work` with a signal aborted when `signal` (the request's) aborts or the drain deadline
-   * passes.
+   * passes. Once draining, new work is refused: it rejects with IsocodeError SHUTTING_DOWN.
    */
   track<T>(signal: AbortSignal, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    if (this.#closing)
+      return Promise.reject(new IsocodeError('SHUTTING_DOWN', 'the server is shutting down'));
     const controller = new AbortController();
     const combined = AbortSignal.any([signal, controller.signal]);
     const done = work(combined);

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import { RUN_CODE, type Runtime, type ToolResult } from '../index.js';
+import { isIsocodeError, RUN_CODE, type Runtime, type ToolResult } from '../index.js';
 import { checkBody, executeBody, parseBody, runBody } from './body.js';
 import type { InFlight } from './inflight.js';
 import type { ServiceMetrics } from './metrics.js';
@@ -85,6 +85,13 @@ export function callRoutes(app: Hono<HttpEnv>, deps: CallRoutesDeps): void {
           send('result', result);
           await chain;
         });
+      } catch (err) {
+        // The stream has started (status 200): a request-level failure becomes an `error` event.
+        const e = isIsocodeError(err)
+          ? err.toJSON()
+          : { code: 'INTERNAL_ERROR', message: 'internal error' };
+        send('error', { error: e, requestId: c.get('requestId') });
+        await chain;
       } finally {
         off();
         clearInterval(ping);

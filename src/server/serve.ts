@@ -3,8 +3,8 @@
  * flight finish up to a deadline, abort the rest, close the connections. Closing the runtime is the
  * caller's job (it may be shared with other interfaces).
  */
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { serve } from '@hono/node-server';
 import { IsocodeError } from '../index.js';
 import { buildHttpApp, type HttpAppOptions } from './app.js';
@@ -36,8 +36,6 @@ export interface HttpServer {
   close(): Promise<void>;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
 /**
  * Starts the HTTP service.
  * @throws IsocodeError INVALID_CONFIG when anonymous access (no API keys, or `allowAnonymous`) is
@@ -63,24 +61,34 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   const { port } = server.address() as AddressInfo;
   const graceMs = options.shutdownGraceMs ?? 10_000;
 
+  // Requests in progress per connection: a shutdown ends each connection once it has none (Node's
+  // closeIdleConnections skips connections that never carried a request, as clients' spares).
+  const busy = new Map<Socket, number>();
+  let draining = false;
+  server.on('connection', (socket: Socket) => {
+    busy.set(socket, 0);
+    socket.once('close', () => busy.delete(socket));
+  });
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const socket = req.socket;
+    busy.set(socket, (busy.get(socket) ?? 0) + 1);
+    res.once('close', () => {
+      const left = (busy.get(socket) ?? 1) - 1;
+      busy.set(socket, left);
+      if (draining && left === 0) socket.end();
+    });
+  });
+
   let closing: Promise<void> | undefined;
   const close = async (): Promise<void> => {
-    let closed = false;
-    const done = new Promise<void>((resolve) =>
-      server.close(() => {
-        closed = true;
-        resolve();
-      }),
-    );
-    server.closeIdleConnections();
+    const done = new Promise<void>((resolve) => server.close(() => resolve()));
+    draining = true;
+    for (const [socket, n] of busy) if (n === 0) socket.end();
     await inflight.drain(graceMs);
-    // Responses are being written; keep-alive connections close once idle. Cut any left after 2 s.
-    for (let waited = 0; !closed && waited < 2_000; waited += 50) {
-      server.closeIdleConnections();
-      await sleep(50);
-    }
-    if (!closed) server.closeAllConnections();
+    // Responses are being written; each connection ends after its last one. Cut any left after 2 s.
+    const timer = setTimeout(() => server.closeAllConnections(), 2_000);
     await done;
+    clearTimeout(timer);
     metrics.dispose();
   };
   return {
