@@ -22,6 +22,10 @@ export function compilerProcess(api: API): ChildProcess | undefined {
     PATCHED.add(proc);
     proc.on('error', noop);
     if (proc.stdin) swallowWriteErrors(proc.stdin);
+    // An idle compiler does not keep Node alive (a forgotten close() must not hang a CLI); a check in
+    // flight does, through its deadline timer. When Node exits, the compiler reads EOF and exits too.
+    proc.unref();
+    for (const stream of [proc.stdin, proc.stdout]) (stream as { unref?: () => void } | null)?.unref?.();
   }
   return proc;
 }

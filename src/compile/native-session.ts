@@ -140,11 +140,6 @@ export class NativeSession {
     return this.closing;
   }
 
-  /** Kills the process (it hung or misbehaved); pending checks reject with `error`. */
-  kill(error: IsocodeError): void {
-    this.fail(error);
-  }
-
   private async shutdown(): Promise<void> {
     this.fail(new IsocodeError('SHUTTING_DOWN', 'the type checker was closed'), false);
     this.attachChild();
@@ -186,7 +181,7 @@ export class NativeSession {
         syntactic.length > 0 ? syntactic.map((d) => convert(d, 'syntax')) : semantic.map((d) => convert(d, 'typecheck'));
       return this.select([...internal, ...found]);
     } finally {
-      // Not awaited (saves a round trip); a snapshot left undisposed leaks ~0.75 MB in the compiler.
+      // Not awaited (saves a round trip); an undisposed snapshot leaks 0.25-0.75 MB in the compiler.
       this.dispose(snapshot);
     }
   }
