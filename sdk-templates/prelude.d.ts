@@ -2,6 +2,7 @@
 type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
 /** Why a tool call failed. */
+// prettier-ignore
 type ToolErrorCode =
   | "INVALID_ARGS"
   | "UNKNOWN_TOOL"
@@ -17,6 +18,7 @@ type ToolErrorCode =
   | "INTERNAL_ERROR";
 
 /** What a failed `tools.*` call rejects with. */
+// prettier-ignore
 declare class ToolCallError extends Error {
   private constructor();
   readonly name: "ToolCallError";

@@ -28,14 +28,15 @@ export function templatesDir(): string {
 
 /**
  * A template's text with line endings normalised to `\n` (so the SDK hash is platform-independent) and
- * `// eslint-…` directive lines removed (they keep the templates lint-clean but mean nothing to a model).
+ * `// eslint-…` and `// prettier-ignore` directive lines removed (they keep the templates lint- and
+ * format-clean but mean nothing to a model).
  */
 export function readTemplate(name: 'prelude.d.ts' | 'instructions.md' | 'tool-block.tmpl'): string {
   let text = cache.get(name);
   if (text === undefined) {
     text = readFileSync(join(templatesDir(), name), 'utf8')
       .replace(/\r\n?/g, '\n')
-      .replace(/^[ \t]*\/\/ eslint-.*\n/gm, '');
+      .replace(/^[ \t]*\/\/ (?:eslint-|prettier-ignore).*\n/gm, '');
     cache.set(name, text);
   }
   return text;

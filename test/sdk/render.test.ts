@@ -37,7 +37,10 @@ describe('renderSdk: shape', () => {
       new URL('../../sdk-templates/prelude.d.ts', import.meta.url),
       'utf8',
     );
-    expect(text.startsWith(prelude.replace(/^\/\/ eslint-.*\n/m, ''))).toBe(true);
+    expect(text.startsWith(prelude.replace(/^\/\/ (?:eslint-|prettier-ignore).*\n/gm, ''))).toBe(
+      true,
+    );
+    expect(text).not.toContain('prettier');
     expect(text).not.toContain('eslint');
     expect(text).toMatch(/^interface Tools \{$/m);
     expect(text).toMatch(/^declare const tools: Tools;$/m);
