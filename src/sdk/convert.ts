@@ -16,11 +16,11 @@ import {
   union,
 } from './ast.js';
 import { schemaDocLines } from './jsdoc.js';
+import { literalType } from './literal.js';
 import { type NameAllocator, pascalCase } from './names.js';
 import { child, escapeToken, parseLocalRef, resolvePointer } from './pointer.js';
+import { type Schema, has, isPlainObject, matchesType, own } from './schema.js';
 import type { SdkWarning } from './types.js';
-
-type Schema = Record<string, unknown>;
 
 /** One schema document (a tool's input or output schema); `$ref`s resolve inside it. */
 export interface SchemaDoc {
@@ -65,39 +65,6 @@ const OBJECT_MEMBERS = new Set([
   'isPrototypeOf',
   'propertyIsEnumerable',
 ]);
-
-function own(schema: Schema, key: string): unknown {
-  return Object.prototype.hasOwnProperty.call(schema, key) ? schema[key] : undefined;
-}
-
-function has(schema: Schema, key: string): boolean {
-  return Object.prototype.hasOwnProperty.call(schema, key);
-}
-
-function isPlainObject(v: unknown): v is Schema {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function matchesType(value: unknown, type: string): boolean {
-  switch (type) {
-    case 'null':
-      return value === null;
-    case 'boolean':
-      return typeof value === 'boolean';
-    case 'string':
-      return typeof value === 'string';
-    case 'number':
-      return typeof value === 'number';
-    case 'integer':
-      return typeof value === 'number' && Number.isInteger(value);
-    case 'array':
-      return Array.isArray(value);
-    case 'object':
-      return isPlainObject(value);
-    default:
-      return true;
-  }
-}
 
 /** Converts the schemas of one tool (or one standalone schema), collecting named types and warnings. */
 export class SchemaConverter {
@@ -216,7 +183,13 @@ export class SchemaConverter {
       parts.push(
         union(
           allowed.map((v, i) =>
-            this.literal(v, doc, child(ptr, has(s, 'const') ? 'const' : 'enum', i), depth + 1),
+            literalType(
+              v,
+              child(ptr, has(s, 'const') ? 'const' : 'enum', i),
+              depth + 1,
+              this.limits.maxDepth,
+              (p, m) => this.warn(doc, p, m),
+            ),
           ),
         ),
       );
@@ -286,38 +259,6 @@ export class SchemaConverter {
       default:
         return this.warn(doc, child(ptr, 'type'), `unknown type ${JSON.stringify(type)}`);
     }
-  }
-
-  private literal(value: unknown, doc: SchemaDoc, ptr: string, depth: number): TypeNode {
-    if (depth > this.limits.maxDepth)
-      return this.warn(doc, ptr, `nested deeper than ${this.limits.maxDepth}`);
-    if (value === null) return NULL;
-    switch (typeof value) {
-      case 'boolean':
-        return keyword(String(value));
-      case 'string':
-        return keyword(JSON.stringify(value));
-      case 'number':
-        return Number.isFinite(value)
-          ? keyword(String(value))
-          : this.warn(doc, ptr, 'non-finite number literal');
-      case 'object':
-        break;
-      default:
-        return this.warn(doc, ptr, `a ${typeof value} is not a JSON literal`);
-    }
-    if (Array.isArray(value)) {
-      const elements = value.map((v, i) => this.literal(v, doc, child(ptr, i), depth + 1));
-      return { kind: 'tuple', elements, required: elements.length, rest: undefined };
-    }
-    const o = value as Record<string, unknown>;
-    const members: Member[] = Object.keys(o).map((k) => ({
-      name: k,
-      optional: false,
-      type: this.literal(o[k], doc, child(ptr, k), depth + 1),
-      doc: [],
-    }));
-    return { kind: 'object', members, index: members.length === 0 ? NEVER : undefined };
   }
 
   private object(s: Schema, doc: SchemaDoc, ptr: string, depth: number): TypeNode {
