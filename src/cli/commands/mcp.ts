@@ -1,0 +1,56 @@
+/** `isocode mcp`: the MCP server over the configured runtime, on stdio (default) or streamable HTTP. */
+import { serveMcpHttp, serveMcpStdio } from '../../mcp/index.js';
+import { resolveApiKeys } from '../../sources/config.js';
+import { EXIT_OK, UsageError } from '../errors.js';
+import { openCliRuntime } from '../open.js';
+import type { Io } from '../output.js';
+import { packageInfo } from '../pkg.js';
+import { port as parsePort, untilStopped, type RuntimeFlags } from './shared.js';
+
+/** Flags of `isocode mcp`. */
+export interface McpFlags extends RuntimeFlags {
+  http?: string | undefined;
+  host?: string | undefined;
+  stateless?: boolean | undefined;
+  helpers?: string | undefined;
+}
+
+/** Serves until stdin closes (stdio) or SIGINT/SIGTERM; resolves to the exit code. */
+export async function mcpCommand(flags: McpFlags, io: Io, stop: AbortSignal): Promise<number> {
+  const helpers = flags.helpers ?? 'auto';
+  if (helpers !== 'auto' && helpers !== 'always' && helpers !== 'never')
+    throw new UsageError(`--helpers must be "auto", "always" or "never", got "${helpers}"`);
+  const port = flags.http === undefined ? undefined : parsePort('--http', flags.http);
+  const info = { name: 'isocode', version: packageInfo().version, helpers } as const;
+  const opened = await openCliRuntime({ ...flags, codeMode: true });
+  try {
+    const mode = opened.runtime.mode(opened.scope);
+    if (port === undefined) {
+      const handle = await serveMcpStdio({ ...info, runtime: opened.runtime, scope: opened.scope });
+      io.err(`isocode MCP server on stdio (scope "${opened.scope}", mode ${mode})`);
+      await Promise.race([handle.closed, untilStopped(stop)]);
+      await handle.close();
+      return EXIT_OK;
+    }
+    // Over HTTP the config's API keys apply (each bound to its scope), as for `isocode serve`.
+    const apiKeys = opened.config ? resolveApiKeys(opened.config) : [];
+    const handle = await serveMcpHttp({
+      ...info,
+      runtime: opened.runtime,
+      scope: opened.scope,
+      port,
+      host: flags.host ?? opened.config?.server.host ?? '127.0.0.1',
+      sessions: flags.stateless ? 'stateless' : 'stateful',
+      apiKeys,
+    });
+    const who =
+      apiKeys.length > 0 ? `${apiKeys.length} API keys` : `scope "${opened.scope}", mode ${mode}`;
+    io.err(`isocode MCP server listening on ${handle.url} (${who})`);
+    await untilStopped(stop);
+    io.err('shutting down…');
+    await handle.close();
+    return EXIT_OK;
+  } finally {
+    await opened.close();
+  }
+}

@@ -1,0 +1,36 @@
+/** `isocode serve`: the HTTP service over the configured runtime. */
+import { httpOptionsFromConfig, startHttpServer } from '../../server/index.js';
+import { openRuntime } from '../../sources/open.js';
+import { EXIT_OK } from '../errors.js';
+import type { Io } from '../output.js';
+import { port as parsePort, untilStopped } from './shared.js';
+
+/** Flags of `isocode serve`. */
+export interface ServeFlags {
+  config?: string | undefined;
+  port?: string | undefined;
+  host?: string | undefined;
+}
+
+/** Serves until SIGINT/SIGTERM (`stop`), then shuts down gracefully; resolves to the exit code. */
+export async function serveCommand(flags: ServeFlags, io: Io, stop: AbortSignal): Promise<number> {
+  const port = flags.port === undefined ? undefined : parsePort('--port', flags.port);
+  const opened = await openRuntime({ configPath: flags.config });
+  try {
+    const options = httpOptionsFromConfig(opened);
+    const server = await startHttpServer({
+      ...options,
+      ...(port === undefined ? {} : { port }),
+      ...(flags.host === undefined ? {} : { host: flags.host }),
+    });
+    io.err(
+      `isocode HTTP service listening on ${server.url} (scope "${opened.defaultScope}", mode ${opened.runtime.mode(opened.defaultScope)})`,
+    );
+    await untilStopped(stop);
+    io.err('shutting down…');
+    await server.close();
+    return EXIT_OK;
+  } finally {
+    await opened.close();
+  }
+}

@@ -1,0 +1,137 @@
+/** `isocode --version/--help`, `sdk`, `serve` and `bench` as child processes. */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CLI_ARGS, ROOT, runCli } from './helpers.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'isocode-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const version = (
+  JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
+).version;
+
+describe('help and version', () => {
+  it('--version prints the package version', async () => {
+    const r = await runCli(['--version']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe(version);
+  });
+
+  it('every command has help with examples', async () => {
+    const runs = await Promise.all(
+      ['run', 'check', 'sdk', 'serve', 'mcp'].map((c) => runCli([c, '--help'])),
+    );
+    for (const r of runs) {
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('Examples:');
+      expect(r.stdout).toContain('$ isocode ');
+    }
+  });
+});
+
+describe('isocode sdk', () => {
+  it('renders a JSON catalog (the filesystem server fixture) without a runtime', async () => {
+    const r = await runCli(['sdk', '--tools', 'test/fixtures/catalogs/filesystem.json']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('interface Tools {');
+    expect(r.stdout).toContain('read_text_file(input: ReadTextFileInput)');
+  });
+
+  it('accepts { "tools": [...] }, writes --out, and --format prompt adds the instructions', async () => {
+    const catalog = JSON.parse(
+      readFileSync(join(ROOT, 'test/fixtures/catalogs/everything.json'), 'utf8'),
+    ) as unknown[];
+    const wrapped = join(dir, 'wrapped.json');
+    writeFileSync(wrapped, JSON.stringify({ tools: catalog }));
+    const out = join(dir, 'sdk.d.ts');
+    const [written, prompt] = await Promise.all([
+      runCli(['sdk', '--tools', wrapped, '--out', out]),
+      runCli(['sdk', '--tools', wrapped, '--format', 'prompt']),
+    ]);
+    expect(written.code).toBe(0);
+    expect(written.stdout).toBe('');
+    expect(written.stderr).toMatch(/^wrote .*sdk\.d\.ts: \d+ tools/m);
+    const text = readFileSync(out, 'utf8');
+    expect(text).toContain('declare const tools: Tools;');
+    expect(prompt.code).toBe(0);
+    expect(prompt.stdout).toContain('Writing a `run_code` program');
+    expect(prompt.stdout).toContain(text.trimEnd());
+  });
+
+  it('with no config: the demo tools; with a module: its tools', async () => {
+    const mod = join(dir, 'tools.mjs');
+    writeFileSync(
+      mod,
+      `export const tools = [{ name: 'greet', description: 'Greets.', input: { type: 'object', properties: { who: { type: 'string' } }, required: ['who'] }, execute: ({ who }) => 'hi ' + who }];\n`,
+    );
+    const [demo, module] = await Promise.all([runCli(['sdk']), runCli(['sdk', '--tools', mod])]);
+    expect(demo.code).toBe(0);
+    expect(demo.stdout).toContain('word_count(input: TextWordCountInput)');
+    expect(module.code).toBe(0);
+    expect(module.stdout).toContain('greet(input: GreetInput): Promise<JsonValue>;');
+    expect(module.stdout).not.toContain('word_count');
+  });
+
+  it('bad input: exit 2', async () => {
+    const notJson = join(dir, 'broken.json');
+    writeFileSync(notJson, '{ nope');
+    const [broken, shape, format] = await Promise.all([
+      runCli(['sdk', '--tools', notJson]),
+      runCli(['sdk', '--tools', 'package.json']),
+      runCli(['sdk', '--format', 'yaml']),
+    ]);
+    expect([broken.code, shape.code, format.code]).toEqual([2, 2, 2]);
+    expect(broken.stderr).toContain('not valid JSON');
+    expect(shape.stderr).toContain('expected an array of tools');
+  });
+});
+
+describe('isocode serve', () => {
+  it('serves the HTTP API on the given port and shuts down cleanly on SIGTERM', async () => {
+    const child = spawn(process.execPath, [...CLI_ARGS, 'serve', '--port', '0'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8');
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no URL: ${stderr}`)), 60_000);
+      child.stderr.on('data', (d: string) => {
+        stderr += d;
+        const m = /listening on (http:\/\/\S+)/.exec(stderr);
+        if (m?.[1]) {
+          clearTimeout(timer);
+          resolve(m[1]);
+        }
+      });
+    });
+    const health = await fetch(`${url}/healthz`);
+    expect(health.status).toBe(200);
+    const run = await fetch(`${url}/v1/run`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        code: `return (await tools.text.transform({ text: 'ok', mode: 'upper' })).text;`,
+        description: 'upper',
+      }),
+    });
+    expect(run.status).toBe(200);
+    expect(JSON.stringify(await run.json())).toContain('OK');
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.once('exit', (code, signal) => resolve({ code, signal })),
+    );
+    child.kill('SIGTERM');
+    expect(await exited).toEqual({ code: 0, signal: null });
+  });
+});
+
+describe('isocode bench', () => {
+  it('hands its arguments to benchmarks/run.ts (here --help) and returns its exit code', async () => {
+    const r = await runCli(['bench', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('usage: npm run bench');
+  });
+});

@@ -1,0 +1,45 @@
+/** Spawning the CLI from source (tsx) as a child process, the way users run it. */
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+/** The repository root. */
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const ENTRY = join(ROOT, 'test/cli/entry.ts');
+const TSX = pathToFileURL(createRequire(join(ROOT, 'package.json')).resolve('tsx')).href;
+
+/** The node arguments that start the CLI (for spawning it from other tools, e.g. an MCP client). */
+export const CLI_ARGS: readonly string[] = ['--no-node-snapshot', '--import', TSX, ENTRY];
+
+/** What a CLI run left behind. */
+export interface CliRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `isocode <args>` to completion (killed after `timeoutMs`). */
+export function runCli(
+  args: readonly string[],
+  options: { input?: string; cwd?: string; timeoutMs?: number } = {},
+): Promise<CliRun> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [...CLI_ARGS, ...args], {
+      cwd: options.cwd ?? ROOT,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+    child.once('error', reject);
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      resolvePromise({ code, signal, stdout, stderr });
+    });
+    child.stdin.end(options.input ?? '');
+  });
+}
