@@ -10,7 +10,7 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: {
         projectService: {
-          allowDefaultProject: ['sdk-templates/*.d.ts'],
+          allowDefaultProject: ['sdk-templates/*.d.ts', 'examples/*.mjs'],
         },
         tsconfigRootDir: import.meta.dirname,
       },
@@ -23,4 +23,6 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
     },
   },
+  // Plain JavaScript (example tool modules) has no types to check.
+  { files: ['**/*.mjs', '**/*.js'], ...tseslint.configs.disableTypeChecked },
 );

@@ -40,3 +40,5 @@ export type {
   BuiltinSourceStatus,
   ModuleSourceStatus,
 } from './load.js';
+export { openRuntime } from './open.js';
+export type { OpenRuntimeOptions, OpenedRuntime } from './open.js';

@@ -32,16 +32,17 @@ export interface OpenedRuntime {
   config: IsocodeConfig;
   /** The scope requests use when they name none. */
   defaultScope: string;
-  sources: LoadedSources['sources'];
+  /** The sources' status (read live). */
+  readonly sources: LoadedSources['sources'];
   /** Closes the runtime, then every source (upstream MCP servers included). Idempotent. */
   close(): Promise<void>;
 }
 
-const definedLimits = (limits: LimitsConfig | undefined): Record<string, number> =>
-  Object.fromEntries(Object.entries(limits ?? {}).filter(([, v]) => v !== undefined)) as Record<
-    string,
-    number
-  >;
+const definedLimits = (limits: LimitsConfig | undefined): Record<string, number> => {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(limits ?? {})) if (typeof v === 'number') out[k] = v;
+  return out;
+};
 
 /** Opens a runtime from a config file (or the zero-config demo). */
 export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<OpenedRuntime> {
@@ -84,7 +85,9 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Ope
       runtime,
       config,
       defaultScope: config.defaultScope,
-      sources: loaded.sources,
+      get sources() {
+        return loaded.sources;
+      },
       close: () =>
         (closing ??= (async () => {
           await runtime.close();
