@@ -105,6 +105,12 @@ export async function serveMcpHttp(options: McpHttpOptions): Promise<McpHttpHand
   const maxBody = positiveInt('maxBodyBytes', options.maxBodyBytes, 4 * 1024 * 1024);
   const keys = (options.apiKeys ?? []).map((k) => ({ hash: digest(k.key), scope: k.scope }));
   const loopbackOnly = isLoopback(host);
+  if (!loopbackOnly && keys.length === 0)
+    throw new IsocodeError(
+      'INVALID_CONFIG',
+      `refusing to serve MCP without API keys on ${host}: anonymous access is allowed only on a loopback host (127.0.0.1, ::1, localhost)`,
+      { details: { host } },
+    );
   // Fail fast on a bad scope (INVALID_SCOPE) rather than at the first request.
   for (const s of keys.length > 0 ? keys.map((k) => k.scope) : [options.scope ?? DEFAULT_SCOPE])
     options.runtime.mode(s);
