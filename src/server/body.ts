@@ -7,7 +7,13 @@ export const executeBody = z.strictObject({
   name: z.string().min(1).max(256),
   /** @default {} */
   args: z.unknown().optional(),
-  id: z.string().min(1).max(128).optional(),
+  /** The call id (`http-` is reserved for ids the server generates for `/v1/run` streams). */
+  id: z
+    .string()
+    .min(1)
+    .max(128)
+    .refine((id) => !id.startsWith('http-'), 'ids starting with "http-" are reserved')
+    .optional(),
 });
 
 /** `POST /v1/run`: run_code's arguments (their rules are run_code's own, checked as a tool outcome). */

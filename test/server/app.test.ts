@@ -13,6 +13,7 @@ import {
   type HttpApp,
   type HttpErrorBody,
 } from '../../src/server/index.js';
+import { buildHttpApp } from '../../src/server/app.js';
 import {
   API_KEYS,
   jsonHeaders,
@@ -214,6 +215,28 @@ describe('request ids and errors', () => {
     expect(
       (await post('/v1/run', { code: 'return 1', description: 'x', parent: 'tok' })).status,
     ).toBe(400);
+    // ids of the server's own run streams cannot be chosen by a client
+    expect(
+      (await post('/v1/execute', { name: 'run_code', args: {}, id: 'http-1234' })).status,
+    ).toBe(400);
+  });
+
+  it('once draining, every request is 503 SHUTTING_DOWN with Connection: close', async () => {
+    const parts = buildHttpApp({ runtime: t.runtime, defaultScope: 'default', apiKeys: API_KEYS });
+    expect(await parts.inflight.drain(1_000)).toBe(0);
+    for (const res of [
+      await parts.app.request('/healthz'),
+      await parts.app.request('/v1/run', {
+        method: 'POST',
+        headers: jsonHeaders(KEY_A),
+        body: '{}',
+      }),
+    ]) {
+      expect(res.status).toBe(503);
+      expect(res.headers.get('connection')).toBe('close');
+      expect((await errorOf(res)).error.code).toBe('SHUTTING_DOWN');
+    }
+    parts.metrics.dispose();
   });
 
   it('a body over maxBodyBytes is 413 PAYLOAD_TOO_LARGE, with or without a Content-Length', async () => {
