@@ -39,7 +39,8 @@ export interface HttpServer {
 /**
  * Starts the HTTP service.
  * @throws IsocodeError INVALID_CONFIG when anonymous access (no API keys, or `allowAnonymous`) is
- * asked for on a non-loopback host, or the options are invalid (see `createHttpApp`).
+ * asked for on a non-loopback host, the options are invalid (see `createHttpApp`), or the address
+ * cannot be bound (details.errno, for example `EADDRINUSE`).
  */
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
   const host = options.host ?? '127.0.0.1';
@@ -51,12 +52,26 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       { details: { host } },
     );
   const { app, inflight, metrics } = buildHttpApp({ ...options, allowAnonymous: anonymous });
+  const wanted = options.port ?? 8787;
   const server = await new Promise<Server>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 8787 }, () => {
-      s.off('error', reject);
+    const s = serve({ fetch: app.fetch, hostname: host, port: wanted }, () => {
+      s.off('error', onError);
       resolve(s as Server);
     });
-    s.once('error', reject);
+    const onError = (err: NodeJS.ErrnoException): void => {
+      metrics.dispose();
+      reject(
+        new IsocodeError(
+          'INVALID_CONFIG',
+          `cannot listen on ${host}:${wanted}: ${err.code ?? err.message}`,
+          {
+            details: { host, port: wanted, errno: err.code },
+            cause: err,
+          },
+        ),
+      );
+    };
+    s.once('error', onError);
   });
   const { port } = server.address() as AddressInfo;
   const graceMs = options.shutdownGraceMs ?? 10_000;

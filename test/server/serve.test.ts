@@ -89,6 +89,17 @@ describe('startHttpServer', () => {
     servers.push(anon);
     expect((await fetch(`${anon.url}/v1/tools`)).status).toBe(200);
   });
+  it('an address in use is INVALID_CONFIG naming the errno', async () => {
+    const s = await start();
+    await expect(
+      startHttpServer({
+        runtime: t.runtime,
+        defaultScope: 'default',
+        apiKeys: API_KEYS,
+        port: s.port,
+      }),
+    ).rejects.toMatchObject({ code: 'INVALID_CONFIG', details: { errno: 'EADDRINUSE' } });
+  });
 });
 
 describe('client disconnect', () => {
