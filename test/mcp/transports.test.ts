@@ -4,6 +4,9 @@
  * loopback Host/Origin checks).
  */
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -39,6 +42,34 @@ describe('stdio: isocode mcp', () => {
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['run_code']);
     expect(text(await client.callTool(PROGRAM))).toBe('MCP WORKS');
     await client.close();
+  });
+
+  it('keeps stdout for the protocol even when a tools module logs with console.log', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'isocode-mcp-'));
+    const mod = join(dir, 'noisy.mjs');
+    writeFileSync(
+      mod,
+      `console.log('noisy module loaded');\nexport default [{ name: 'noisy.echo', description: 'Echoes.', input: { type: 'object', properties: { s: { type: 'string' } }, required: ['s'] }, execute: ({ s }) => { console.log('echo', s); return s; } }];\n`,
+    );
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [...CLI_ARGS, 'mcp', '--tools', mod],
+      cwd: ROOT,
+      stderr: 'pipe',
+    });
+    let stderr = '';
+    transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    const client = new Client({ name: 'stdio-noisy', version: '0.0.0' });
+    await client.connect(transport);
+    const r = await client.callTool({
+      name: 'run_code',
+      arguments: { description: 'echo', code: `return await tools.noisy.echo({ s: 'hi' });` },
+    });
+    expect(text(r)).toBe('hi');
+    await client.close();
+    rmSync(dir, { recursive: true, force: true });
+    expect(stderr).toContain('noisy module loaded');
+    expect(stderr).toContain('echo hi');
   });
 
   it('exits 0 when the client closes stdin', async () => {

@@ -22,6 +22,10 @@ export async function mcpCommand(flags: McpFlags, io: Io, stop: AbortSignal): Pr
     throw new UsageError(`--helpers must be "auto", "always" or "never", got "${helpers}"`);
   const port = flags.http === undefined ? undefined : parsePort('--http', flags.http);
   const info = { name: 'isocode', version: packageInfo().version, helpers } as const;
+  // On stdio, stdout carries the protocol only: anything that logs through console (tool modules,
+  // sources) goes to stderr, from before the tools load.
+  if (port === undefined)
+    for (const level of ['log', 'info', 'debug'] as const) console[level] = console.error;
   const opened = await openCliRuntime({ ...flags, codeMode: true });
   try {
     const mode = opened.runtime.mode(opened.scope);
