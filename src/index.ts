@@ -17,7 +17,10 @@ export type {
   OutcomeSummary,
 } from './tools/types.js';
 export { createRuntime } from './runtime.js';
-export type { Runtime, RuntimeOptions, CodeModeOptions } from './runtime.js';
+export type { Runtime, RuntimeOptions, CodeModeOptions, RuntimeStats, PromptSection } from './runtime.js';
+export type { TypecheckMode, RunTimings, IsolateRunnerOptions } from './run-code/isolate-runner.js';
+export type { RenderedSdk, SdkBinding, SdkWarning } from './sdk/index.js';
+export type { SandboxLimits } from './sandbox/index.js';
 export { RUN_CODE, TOOL_NAME_PATTERN, isValidToolName } from './tools/names.js';
 export { DEFAULT_SCOPE } from './tools/scopes.js';
 export type { ScopeConfig } from './tools/scopes.js';
