@@ -2,14 +2,28 @@
  * The MCP server face in process: the SDK's own Client over a linked in-memory transport.
  * Real runtime, real isolate runner and checker; demo tools plus a few test tools.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { createRuntime, defineTool, isIsocodeError, type Runtime } from '../../src/index.js';
-import { createMcpServer, ERROR_META_KEY, type McpServerOptions } from '../../src/mcp/index.js';
+import {
+  createRuntime,
+  defineTool,
+  isIsocodeError,
+  type Runtime,
+  type ToolSchema,
+} from '../../src/index.js';
+import {
+  createMcpServer,
+  DEFAULT_HELPER_THRESHOLD_CHARS,
+  ERROR_META_KEY,
+  type McpServerOptions,
+} from '../../src/mcp/index.js';
 import { builtinDemoTools } from '../../src/sources/index.js';
+import { ROOT } from '../cli/helpers.js';
 
 let runtime: Runtime;
 const started: string[] = [];
@@ -246,6 +260,46 @@ describe('discovery helpers', () => {
     });
     expect(text(r)).toBe('2');
     await client.close();
+  });
+
+  it('auto at the default threshold: 180 real upstream tools switch to the helpers and a compact index', async () => {
+    const catalog = [
+      ...(JSON.parse(
+        readFileSync(join(ROOT, 'test/fixtures/catalogs/filesystem.json'), 'utf8'),
+      ) as ToolSchema[]),
+      ...(JSON.parse(
+        readFileSync(join(ROOT, 'test/fixtures/catalogs/everything.json'), 'utf8'),
+      ) as ToolSchema[]),
+    ];
+    const big = await createRuntime({
+      tools: [1, 2, 3, 4, 5, 6, 7].flatMap((i) =>
+        catalog.map((t) => ({
+          name: `server${i}.${t.name}`,
+          description: t.description,
+          input: t.inputSchema,
+          execute: () => null,
+        })),
+      ),
+      scopes: { default: { mode: 'code' } },
+      codeMode: { warmup: false },
+    });
+    try {
+      const full = big.wireTools('mcp')[0]?.description ?? '';
+      expect(full.length).toBeGreaterThan(DEFAULT_HELPER_THRESHOLD_CHARS);
+      const server = createMcpServer({ runtime: big });
+      const [a, b] = InMemoryTransport.createLinkedPair();
+      await server.connect(a);
+      const client = new Client({ name: 'test', version: '0.0.0' });
+      await client.connect(b);
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toEqual(['run_code', 'search_tools', 'describe_tool']);
+      const compact = tools[0]?.description ?? '';
+      expect(compact.length).toBeLessThan(full.length / 3);
+      expect(compact).toContain('- tools.server7.read_text_file — ');
+      await client.close();
+    } finally {
+      await big.close();
+    }
   });
 
   it('never: no helpers however large the description', async () => {
