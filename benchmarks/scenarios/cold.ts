@@ -3,15 +3,14 @@
  * sample (engine module loading, setup — for isocode the checker and isolate pool starting —
  * and the first run), reported separately from warm latency.
  */
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { summarize } from '../lib/stats.js';
 import type { Scenario, ScenarioOutput, Table } from '../lib/types.js';
+import { spawnBenchChild } from './child.js';
 import type { ColdSample } from './cold-child.js';
 
 const CHILD = fileURLToPath(new URL('./cold-child.ts', import.meta.url));
 const SDK_SIZE = 50;
-const CHILD_TIMEOUT_MS = 120_000;
 
 interface Spawned {
   sample: ColdSample | undefined;
@@ -19,38 +18,13 @@ interface Spawned {
   error: string | undefined;
 }
 
-function spawnChild(engine: string): Promise<Spawned> {
-  const start = process.hrtime.bigint();
-  return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      ['--no-node-snapshot', '--import', 'tsx', CHILD, engine, String(SDK_SIZE)],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...process.env, CI: 'true' },
-        timeout: CHILD_TIMEOUT_MS,
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', (error) => resolve({ sample: undefined, wallMs: 0, error: error.message }));
-    child.on('close', (code) => {
-      const wallMs = Number(process.hrtime.bigint() - start) / 1e6;
-      const line = stdout.trim().split('\n').pop() ?? '';
-      try {
-        const sample = JSON.parse(line) as ColdSample;
-        resolve({ sample, wallMs, error: sample.ok ? undefined : (sample.error ?? 'run failed') });
-      } catch {
-        resolve({
-          sample: undefined,
-          wallMs,
-          error: `child exited ${code}: ${stderr.trim().slice(0, 300) || 'no output'}`,
-        });
-      }
-    });
-  });
+async function spawnChild(engine: string): Promise<Spawned> {
+  const { value, wallMs, error } = await spawnBenchChild<ColdSample>(CHILD, [
+    engine,
+    String(SDK_SIZE),
+  ]);
+  if (value === undefined) return { sample: undefined, wallMs, error };
+  return { sample: value, wallMs, error: value.ok ? undefined : (value.error ?? 'run failed') };
 }
 
 export const coldScenario: Scenario = {

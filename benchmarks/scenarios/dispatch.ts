@@ -8,7 +8,8 @@
 import { measureInterleaved } from '../lib/harness.js';
 import type { Subject } from '../lib/harness.js';
 import { summarize } from '../lib/stats.js';
-import type { Scenario, ScenarioOutput, Table } from '../lib/types.js';
+import type { Summary } from '../lib/stats.js';
+import type { Cell, Scenario, ScenarioOutput, Table } from '../lib/types.js';
 import { buildCatalog } from './catalog.js';
 import { noteErrors, programSubject, withEngines } from './common.js';
 import { batchedProgram, sequentialProgram } from './programs.js';
@@ -24,7 +25,7 @@ export const dispatchScenario: Scenario = {
     // Typecheck is a fixed cost per run and cancels out of the marginal figure.
     const factories = ctx.engines.filter((f) => f.name !== 'isocode');
     out.notes.push(
-      `${calls} kv.get calls per operation, batches of ${BATCH}; per-call figures are marginal (N calls − 0 calls) / N. isocode measured with typecheck off. "± noise" is (p90 − median) of the 0-call run ÷ N: a marginal figure smaller than it is not resolved (the worker-thread baseline's worker start-up swamps its per-call cost).`,
+      `${calls} kv.get calls per operation, batches of ${BATCH}; per-call figures are marginal (N calls − 0 calls) / N. isocode measured with typecheck off. "± noise" is (p90 − median) of the 0-call run ÷ N: a marginal figure smaller than it is shown as "unresolved" (the worker-thread baseline's worker start-up swamps its per-call cost).`,
     );
     await withEngines(
       factories,
@@ -87,31 +88,37 @@ export const dispatchScenario: Scenario = {
           rows: [],
         };
         for (const { factory } of engines) {
-          const med = (kind: string): number => {
-            const s = samples.get(`${factory.name}:${kind}`);
-            noteErrors(out.failures, `${factory.name}:${kind}`, s);
-            return s === undefined ? Number.NaN : summarize(s.samples).median;
-          };
-          const direct = (med('direct') / calls) * 1000;
-          const empty = med('empty');
-          const seqTotal = med('seq');
-          const seq = ((seqTotal - empty) / calls) * 1000;
-          const batch = ((med('batch') - empty) / calls) * 1000;
           const name = factory.name;
+          const stats = (kind: string): Summary => {
+            const s = samples.get(`${name}:${kind}`);
+            noteErrors(out.failures, `${name}:${kind}`, s);
+            return summarize(s?.samples ?? []);
+          };
+          const emptyStats = stats('empty');
+          const empty = emptyStats.median;
+          const seqTotal = stats('seq').median;
+          const direct = (stats('direct').median / calls) * 1000;
+          const seq = ((seqTotal - empty) / calls) * 1000;
+          const batch = ((stats('batch').median - empty) / calls) * 1000;
+          // The resolution of a marginal figure: the fixed cost's spread, spread over N calls.
+          const noise = ((emptyStats.p90 - emptyStats.median) / calls) * 1000;
+          const shown = (value: number): Cell => (value < noise ? 'unresolved' : value);
           Object.assign(out.metrics, {
             [`dispatch.${name}.directUs`]: direct,
             [`dispatch.${name}.seqMarginalUs`]: seq,
             [`dispatch.${name}.batchMarginalUs`]: batch,
             [`dispatch.${name}.seqRatio`]: seq / direct,
             [`dispatch.${name}.batchRatio`]: batch / direct,
+            [`dispatch.${name}.noiseUs`]: noise,
           });
           table.rows.push([
             name,
             direct,
-            seq,
-            batch,
-            seq / direct,
-            batch / direct,
+            shown(seq),
+            shown(batch),
+            seq < noise ? null : seq / direct,
+            batch < noise ? null : batch / direct,
+            noise,
             empty,
             seqTotal,
           ]);
