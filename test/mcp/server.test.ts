@@ -262,7 +262,7 @@ describe('discovery helpers', () => {
     await client.close();
   });
 
-  it('auto at the default threshold: 180 real upstream tools switch to the helpers and a compact index', async () => {
+  it('auto at the default threshold: 189 real upstream tools switch to the helpers and a compact index', async () => {
     const catalog = [
       ...(JSON.parse(
         readFileSync(join(ROOT, 'test/fixtures/catalogs/filesystem.json'), 'utf8'),
