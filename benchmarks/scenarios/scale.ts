@@ -18,6 +18,8 @@ import { REALISTIC_PROGRAM, sequentialProgram, sizedProgram } from './programs.j
 interface Dimension {
   id: 'sdk' | 'program' | 'calls';
   label: string;
+  /** The label inside a sentence. */
+  noun: string;
   unit: string;
   points: readonly number[];
   /** Catalog size for a point. */
@@ -29,6 +31,7 @@ const DIMENSIONS: readonly Dimension[] = [
   {
     id: 'sdk',
     label: 'SDK size',
+    noun: 'SDK size',
     unit: 'tools',
     points: [10, 50, 200, 1000],
     catalogSize: (p) => p,
@@ -37,6 +40,7 @@ const DIMENSIONS: readonly Dimension[] = [
   {
     id: 'program',
     label: 'Program size',
+    noun: 'program size',
     unit: 'lines',
     points: [35, 100, 400, 1600],
     catalogSize: () => 50,
@@ -45,6 +49,7 @@ const DIMENSIONS: readonly Dimension[] = [
   {
     id: 'calls',
     label: 'Nested calls',
+    noun: 'nested calls',
     unit: 'sequential calls',
     points: [1, 10, 100, 1000],
     catalogSize: () => 50,
@@ -58,7 +63,7 @@ async function measureDimension(
   out: ScenarioOutput,
 ): Promise<Table> {
   const table: Table = {
-    title: `Scale: ${dim.label.toLowerCase()} (${dim.unit})`,
+    title: `Scale: ${dim.noun} (${dim.unit})`,
     columns: [
       dim.label,
       'engine',
@@ -114,7 +119,7 @@ async function measureDimension(
   }
   const file = `${ctx.filePrefix}scale-${dim.id}.svg`;
   const svg = lineChart({
-    title: `Median run latency vs ${dim.label.toLowerCase()}`,
+    title: `Median run latency vs ${dim.noun}`,
     xLabel: `${dim.label} (${dim.unit}, log scale)`,
     yLabel: 'median ms (log scale)',
     series: [...series.values()],
