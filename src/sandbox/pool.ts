@@ -48,6 +48,15 @@ export interface SandboxPoolStats {
 }
 
 const yieldMacrotask = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * How long close() lets the last disposed isolate finish tearing down before it resolves. An
+ * isolate stopped while running (limit kill, abort) is destroyed asynchronously on isolated-vm's
+ * thread after its task unwinds; `process.exit()` during that teardown segfaulted here in 3 of 20
+ * tries even after macrotask yields, and in 0 of 30 with a 10 ms pause (decision record 004).
+ */
+const DISPOSAL_SETTLE_MS = 50;
 
 function emptyStats(): RunStats {
   return { cpuMs: 0, wallMs: 0, calls: 0, isolateMs: 0, logBytes: 0, truncatedLogs: false };
@@ -73,6 +82,7 @@ export class SandboxPool {
   private closing: Promise<void> | undefined;
   private refillScheduled = false;
   private lastCreateError: unknown;
+  private lastDisposalAt = Number.NEGATIVE_INFINITY;
 
   /** @throws IsocodeError `INVALID_CONFIG` for invalid options or limits. */
   constructor(options: SandboxPoolOptions = {}) {
@@ -162,9 +172,10 @@ export class SandboxPool {
 
   /**
    * Stops accepting runs, aborts running ones (kind `aborted`), waits for them and their
-   * dispatches to settle, disposes every isolate, then yields to the event loop a few times: exiting
-   * the process right after a kill with host calls pending crashed isolated-vm here (see the
-   * decision record). Idempotent.
+   * dispatches to settle, disposes every isolate, then waits until the last disposed isolate had
+   * time to tear down (≤ 50 ms) and yields to the event loop: exiting the process right after a
+   * kill crashed isolated-vm here (see decision record 004). Call it before `process.exit()`.
+   * Idempotent.
    */
   close(): Promise<void> {
     this.closing ??= this.closeInner();
@@ -178,14 +189,17 @@ export class SandboxPool {
     while (this.creating.size > 0) await Promise.allSettled([...this.creating]);
     for (const isolate of this.warm.splice(0)) isolate.dispose();
     for (const isolate of [...this.alive]) isolate.dispose();
+    const settle = this.lastDisposalAt + DISPOSAL_SETTLE_MS - performance.now();
+    if (settle > 0) await sleep(settle);
     await yieldMacrotask();
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await sleep(0);
     await yieldMacrotask();
   }
 
   private async createIsolate(memoryMb: number): Promise<SandboxIsolate> {
     const isolate = await SandboxIsolate.create(memoryMb, (gone) => {
       if (this.alive.delete(gone)) this.disposed++;
+      this.lastDisposalAt = performance.now();
     });
     this.created++;
     this.alive.add(isolate);
