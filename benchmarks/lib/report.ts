@@ -5,6 +5,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { explainMisses } from './explain.js';
 import { mib } from './resources.js';
 import type { BenchReport, Cell, Table } from './types.js';
 
@@ -150,7 +151,30 @@ export function renderMarkdown(report: BenchReport): string {
     for (const file of scenario.files ?? [])
       if (file.endsWith('.svg')) parts.push('', `![${file}](${file})`);
   }
+  parts.push('', '## Closing note', '', ...closingNote(report));
   return `${parts.join('\n')}\n`;
+}
+
+/** Missed targets with what this run's figures say about why; what was not measured. */
+function closingNote(report: BenchReport): string[] {
+  const metrics = Object.assign({}, ...report.scenarios.map((s) => s.metrics)) as Record<
+    string,
+    number
+  >;
+  const misses = explainMisses(report.targets, metrics, report.environment);
+  const lines =
+    misses.length === 0
+      ? ['Every measured target is met.']
+      : [
+          "Missed targets, with what this run's own figures say about why:",
+          '',
+          ...misses.map((line) => `- ${line}`),
+        ];
+  const unmeasured = report.targets.filter((t) => t.status === 'not measured');
+  if (unmeasured.length > 0) {
+    lines.push('', `Not measured in this run: ${unmeasured.map((t) => t.id).join(', ')}.`);
+  }
+  return lines;
 }
 
 /** Where {@link writeReport} puts things. */

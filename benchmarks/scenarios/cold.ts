@@ -82,6 +82,8 @@ export const coldScenario: Scenario = {
       out.metrics[`cold.${factory.name}.firstRunMs`] = setupAndFirst;
       out.metrics[`cold.${factory.name}.withImportMs`] = total;
       out.metrics[`cold.${factory.name}.processMs`] = wall;
+      out.metrics[`cold.${factory.name}.setupMs`] = med((s) => s.setupMs);
+      out.metrics[`cold.${factory.name}.firstProgramMs`] = med((s) => s.firstRunMs);
       table.rows.push([
         factory.name,
         med((s) => s.importMs),

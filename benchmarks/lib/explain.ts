@@ -1,0 +1,91 @@
+/**
+ * The "why" of a missed target, computed from the same run's figures (stage breakdown, CPU
+ * per run, the direct-call floor), for the closing note of the report.
+ */
+import type { Environment, TargetResult } from './types.js';
+
+type Metrics = Readonly<Record<string, number>>;
+
+const f = (value: number | undefined, digits = 2): string =>
+  value === undefined || !Number.isFinite(value) ? '–' : value.toFixed(digits);
+
+function dispatch(metrics: Metrics, kind: 'seq' | 'batch'): string {
+  const direct = metrics['dispatch.isocode-nocheck.directUs'];
+  const marginal = metrics[`dispatch.isocode-nocheck.${kind}MarginalUs`];
+  const floor =
+    direct !== undefined && marginal !== undefined
+      ? ` The direct executor call alone costs ${f(direct, 1)} µs, so ${f(marginal - direct, 1)} µs per call is the isolate boundary and scheduling.`
+      : '';
+  return `Marginal ${f(marginal, 1)} µs per nested call.${floor} Profile a program making many calls (\`node --cpu-prof\`) to see whether the executor pipeline or the bridge dominates.`;
+}
+
+function latency(metrics: Metrics, engine: string): string {
+  const key = `latency.sdk-50.${engine}`;
+  const stages: Array<[string, number | undefined]> = [
+    ['typecheck', metrics[`${key}.typecheckMs`]],
+    ['transpile', metrics[`${key}.transpileMs`]],
+    ['isolate/context', metrics[`${key}.isolateMs`]],
+    ['run', metrics[`${key}.runMs`]],
+    ['executor + settle', metrics[`${key}.settleMs`]],
+  ];
+  const known = stages.filter((s): s is [string, number] => s[1] !== undefined);
+  if (known.length === 0) return 'The runtime reported no stage timings.';
+  const [largest] = [...known].sort((a, b) => b[1] - a[1]);
+  const cpu = metrics[`${key}.cpuMs`];
+  const run = metrics[`${key}.runMs`];
+  const waiting =
+    cpu !== undefined && run !== undefined && run > cpu
+      ? ` The run stage spends ${f(run - cpu)} ms of its ${f(run)} ms off the isolate's CPU (waiting: bridge round trips, isolate scheduling, the event loop).`
+      : '';
+  return `Stage medians: ${known.map(([name, ms]) => `${name} ${f(ms)} ms`).join(', ')}; largest: ${largest?.[0] ?? '–'}.${waiting}`;
+}
+
+function throughput(metrics: Metrics, engine: string, cores: number): string {
+  const cpu = metrics[`throughput.c8.${engine}.cpuMsPerRun`];
+  const child = metrics[`throughput.c8.${engine}.childCpuMsPerRun`] ?? 0;
+  if (cpu === undefined) return '';
+  const ceiling = (cores * 1000) / (cpu + child);
+  return `CPU per run ${f(cpu)} ms in this process + ${f(child)} ms in child processes (the checker): on ${cores} cores that caps throughput near ${f(ceiling, 0)} runs/s, so the cost is CPU per run, not concurrency.`;
+}
+
+function ratio(metrics: Metrics, baseline: string, limit: number): string {
+  const isocode = metrics['baselines.isocode-nocheck.p50Ms'];
+  const base = metrics[`baselines.${baseline}.p50Ms`];
+  if (isocode === undefined || base === undefined) return '';
+  return `isocode (typecheck off) median ${f(isocode)} ms vs ${baseline} ${f(base)} ms; the ratio needs isocode at or under ${f(base / limit)} ms — the same fixed cost per run as the latency targets.`;
+}
+
+function cold(metrics: Metrics): string {
+  const setup = metrics['cold.isocode.setupMs'];
+  const first = metrics['cold.isocode.firstProgramMs'];
+  return `createRuntime ${f(setup, 0)} ms (checker process and isolate pool starting) + first run ${f(first, 0)} ms.`;
+}
+
+/** One explanation per missed target, plus a line on machine load when it was high. */
+export function explainMisses(
+  targets: readonly TargetResult[],
+  metrics: Metrics,
+  environment: Environment,
+): string[] {
+  const why: Record<string, () => string> = {
+    'dispatch-seq': () => dispatch(metrics, 'seq'),
+    'dispatch-batch': () => dispatch(metrics, 'batch'),
+    'latency-check': () => latency(metrics, 'isocode'),
+    'latency-nocheck': () => latency(metrics, 'isocode-nocheck'),
+    'cold-start': () => cold(metrics),
+    'throughput-check': () => throughput(metrics, 'isocode', environment.cores),
+    'throughput-nocheck': () => throughput(metrics, 'isocode-nocheck', environment.cores),
+    'vs-worker': () => ratio(metrics, 'worker-thread', 10),
+    'vs-run': () => ratio(metrics, 'run', 5),
+  };
+  const lines = targets
+    .filter((t) => t.status === 'missed')
+    .map((t) => `${t.description}: ${t.margin}. ${why[t.id]?.() ?? ''}`.trim());
+  const load = Math.max(environment.loadAverage.start, environment.loadAverage.end);
+  if (lines.length > 0 && load > environment.cores) {
+    lines.push(
+      `The machine's load average was ${f(load, 1)} on ${environment.cores} cores during this run: other work shared the CPUs, which inflates every latency and deflates every throughput figure here (ratios, measured interleaved, are affected less).`,
+    );
+  }
+  return lines;
+}
