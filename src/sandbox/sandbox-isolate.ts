@@ -33,23 +33,27 @@ export class SandboxIsolate {
     const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
     try {
       const context = await isolate.createContext();
+      // Synchronous compile: ~0.13 ms for all modules, against ~1.8 ms of thread hops when each
+      // module is compiled with an awaited compileModule (measured, decision record 004).
       const modules = new Map<string, ivm.Module>();
       for (const source of sources) {
-        modules.set(source.specifier, await isolate.compileModule(source.code, { filename: source.filename }));
+        modules.set(source.specifier, isolate.compileModuleSync(source.code, { filename: source.filename }));
       }
       const entry = modules.get(ENTRY_SPECIFIER);
       if (entry === undefined) throw new Error('bootstrap module missing');
-      await entry.instantiate(context, (specifier) => {
+      // Linking, evaluating and locking down run trusted code for well under a millisecond:
+      // synchronous calls avoid a thread hop each.
+      entry.instantiateSync(context, (specifier) => {
         const found = modules.get(specifier);
         if (found === undefined) throw new Error(`isolate module not found: ${specifier}`);
         return found;
       });
-      await entry.evaluate();
+      entry.evaluateSync();
       const namespace = entry.namespace;
-      const lockdown = (await namespace.get('lockdown', { reference: true })) as ivm.Reference<() => void>;
-      await lockdown.apply(undefined, []);
+      const lockdown = namespace.getSync('lockdown', { reference: true }) as ivm.Reference<() => void>;
+      lockdown.applySync(undefined, []);
       lockdown.release();
-      const install = (await namespace.get('install', { reference: true })) as InstallRef;
+      const install = namespace.getSync('install', { reference: true }) as InstallRef;
       namespace.release();
       for (const module of modules.values()) module.release();
       return new SandboxIsolate(isolate, context, install, memoryMb, onDispose);
