@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test/fixtures/**', 'benchmarks/results/**', 'bin/**', '*.config.*'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test/fixtures/**', 'benchmarks/results/**', 'bin/**', '*.config.*', 'examples/hello.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -4,9 +4,7 @@
 // See the SDK it is checked against:   npx isocode sdk
 //
 // It is the body of an async function checked by isocode against the SDK, not a module of this
-// project, so the project's own tsc and eslint skip it:
-/* eslint-disable */
-// @ts-nocheck
+// project: tsconfig.json and eslint.config.js exclude it.
 const poem = `Tools return promises,
 programs await them together,
 and the sandbox keeps the rest.`;
