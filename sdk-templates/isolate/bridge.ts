@@ -110,13 +110,13 @@ export function createBridge(dispatchRef: HostRef, limits: BridgeLimits, wire: W
       return refuse(tool, 'LIMIT_EXCEEDED', 'the arguments of ' + tool + ' exceed ' + numberText(limits.maxArgBytes) + ' bytes');
     }
     calls++;
-    wire.sent++;
     // Created now so that, if the host reports a failure later, its stack shows the program's line.
     const error = callSiteError(tool);
     return new PromiseCtor<unknown>((resolve, reject) => {
       let reply: Promise<unknown>;
       try {
         reply = ReflectApply(apply, dispatchRef, [undefined, [tool, json], APPLY_OPTIONS]) as Promise<unknown>;
+        wire.sent++;
       } catch {
         reject(setFailure(error, 'INTERNAL_ERROR', 'the tool bridge is unavailable'));
         return;

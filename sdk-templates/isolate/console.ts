@@ -35,9 +35,9 @@ export function createConsole(logRef: HostRef, maxLogBytes: number, wire: Wire):
       text = truncateUtf8(text, remaining + 1);
     }
     used += cost;
-    wire.sent++;
     try {
       ReflectApply(applyIgnored, logRef, [undefined, [level, text], SEND_OPTIONS]);
+      wire.sent++;
     } catch {
       stopped = true;
     }
