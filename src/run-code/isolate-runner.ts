@@ -11,7 +11,6 @@ import {
   type TypeChecker,
 } from '../compile/index.js';
 import { IsocodeError } from '../errors.js';
-import type { JsonValue } from '../json.js';
 import {
   SandboxPool,
   type RunOutcome,
@@ -166,8 +165,9 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
     try {
       outcome = await pool.run({
         js: transpiled.js,
-        mapPosition: transpiled.mapPosition,
+        mapPosition: (line, column) => transpiled.mapPosition(line, column),
         bindings: sdk.bindings,
+        limits: options.scopeLimits?.[ctx.scope],
         signal: ctx.signal,
         dispatch: async (tool, args, signal) => {
           const started = performance.now();
@@ -220,7 +220,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
       if (outcome.column !== undefined) details.column = outcome.column;
       throw failure(outcome.kind, `${outcome.message}${where}`, details);
     }
-    return { result: outcome.result as JsonValue, logs, calls, timings };
+    return { result: outcome.result, logs, calls, timings };
   }
 
   async function check(

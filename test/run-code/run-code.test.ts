@@ -197,3 +197,18 @@ try {
     }
   });
 });
+
+describe('limits per scope', () => {
+  it('a scope with a smaller CPU budget times out where the default scope does not', async () => {
+    const local = await createRuntime({
+      scopes: { default: { mode: 'code' }, tight: { mode: 'code' } },
+      codeMode: { typecheck: 'off', limits: { cpuMs: 5_000 }, scopeLimits: { tight: { cpuMs: 50 } } },
+    });
+    const spin = 'const end = Date.now() + 300; while (Date.now() < end) {} return "done";';
+    const wide = await local.execute({ name: 'run_code', args: { code: spin, description: 'spin' } });
+    expect(wide.ok && wide.value).toMatchObject({ result: 'done' });
+    const tight = await local.execute({ name: 'run_code', args: { code: spin, description: 'spin' } }, { scope: 'tight' });
+    expect(failure(tight).details?.kind).toBe('timeout');
+    await local.close();
+  });
+});
