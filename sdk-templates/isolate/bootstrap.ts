@@ -43,7 +43,8 @@ export function install(
   tickRef: HostRef,
   optionsJson: string,
 ): (program: unknown) => Promise<string> {
-  if (!locked || installed) throw new Error('install: lockdown() must run first, and install() only once');
+  if (!locked || installed)
+    throw new Error('install: lockdown() must run first, and install() only once');
   installed = true;
   const options = JSONParse(optionsJson) as InstallOptions;
   const { maxCalls, maxArgBytes, maxLogBytes, maxResultBytes } = options;
@@ -54,13 +55,23 @@ export function install(
   const callTool = createBridge(dispatchRef, { maxCalls, maxArgBytes }, wire);
   const tools = buildTools(options.bindings, callTool);
   const global = globalThis as unknown as Record<string, unknown>;
-  ObjectDefineProperty(global, 'tools', { value: tools, writable: false, enumerable: false, configurable: false });
+  ObjectDefineProperty(global, 'tools', {
+    value: tools,
+    writable: false,
+    enumerable: false,
+    configurable: false,
+  });
   ObjectDefineProperty(global, 'console', {
     value: createConsole(logRef, maxLogBytes, wire),
     writable: true,
     enumerable: false,
     configurable: true,
   });
-  ObjectDefineProperty(global, 'ToolCallError', { value: ToolCallError, writable: true, enumerable: false, configurable: true });
+  ObjectDefineProperty(global, 'ToolCallError', {
+    value: ToolCallError,
+    writable: true,
+    enumerable: false,
+    configurable: true,
+  });
   return createRunner(tickRef, maxResultBytes, wire);
 }

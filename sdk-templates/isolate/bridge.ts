@@ -46,7 +46,12 @@ export function createBridge(dispatchRef: HostRef, limits: BridgeLimits, wire: W
   const apply = dispatchRef.apply;
   let calls = 0;
 
-  const decode = (reply: unknown, error: ToolCallError, resolve: (v: unknown) => void, reject: (e: unknown) => void): void => {
+  const decode = (
+    reply: unknown,
+    error: ToolCallError,
+    resolve: (v: unknown) => void,
+    reject: (e: unknown) => void,
+  ): void => {
     if (typeof reply !== 'string' || reply.length === 0) {
       reject(setFailure(error, 'INTERNAL_ERROR', 'the tool bridge returned an unreadable reply'));
       return;
@@ -59,9 +64,16 @@ export function createBridge(dispatchRef: HostRef, limits: BridgeLimits, wire: W
         return;
       }
       const parsed: unknown = JSONParse(payload);
-      const failure = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as { code?: unknown; message?: unknown };
-      const code = typeof failure.code === 'string' ? capLength(failure.code, 64) : 'INTERNAL_ERROR';
-      const message = typeof failure.message === 'string' ? capLength(failure.message, MAX_REPLY_TEXT) : 'tool call failed';
+      const failure = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as {
+        code?: unknown;
+        message?: unknown;
+      };
+      const code =
+        typeof failure.code === 'string' ? capLength(failure.code, 64) : 'INTERNAL_ERROR';
+      const message =
+        typeof failure.message === 'string'
+          ? capLength(failure.message, MAX_REPLY_TEXT)
+          : 'tool call failed';
       reject(setFailure(error, code, message));
     } catch {
       reject(setFailure(error, 'INTERNAL_ERROR', 'the tool bridge returned an unreadable reply'));
@@ -94,20 +106,38 @@ export function createBridge(dispatchRef: HostRef, limits: BridgeLimits, wire: W
   };
 
   const callTool = (tool: string, args: unknown): Promise<unknown> => {
-    if (wire.closed) return refuseShared(tool, 'ABORTED', 'the program has already finished; tool calls are no longer accepted');
+    if (wire.closed)
+      return refuseShared(
+        tool,
+        'ABORTED',
+        'the program has already finished; tool calls are no longer accepted',
+      );
     if (calls >= limits.maxCalls) {
-      return refuseShared(tool, 'LIMIT_EXCEEDED', 'too many tool calls in one program (limit ' + numberText(limits.maxCalls) + ')');
+      return refuseShared(
+        tool,
+        'LIMIT_EXCEEDED',
+        'too many tool calls in one program (limit ' + numberText(limits.maxCalls) + ')',
+      );
     }
     let json: unknown;
     try {
       json = JSONStringify(args === undefined ? {} : args);
     } catch (e) {
-      return refuse(tool, 'INVALID_ARGS', 'the arguments of ' + tool + ' are not JSON: ' + capLength(thrownText(e), 512));
+      return refuse(
+        tool,
+        'INVALID_ARGS',
+        'the arguments of ' + tool + ' are not JSON: ' + capLength(thrownText(e), 512),
+      );
     }
-    if (typeof json !== 'string') return refuse(tool, 'INVALID_ARGS', 'the arguments of ' + tool + ' are not JSON');
+    if (typeof json !== 'string')
+      return refuse(tool, 'INVALID_ARGS', 'the arguments of ' + tool + ' are not JSON');
     // UTF-8 never takes fewer bytes than UTF-16 units: longer than the cap is certainly over it.
     if (json.length > limits.maxArgBytes) {
-      return refuse(tool, 'LIMIT_EXCEEDED', 'the arguments of ' + tool + ' exceed ' + numberText(limits.maxArgBytes) + ' bytes');
+      return refuse(
+        tool,
+        'LIMIT_EXCEEDED',
+        'the arguments of ' + tool + ' exceed ' + numberText(limits.maxArgBytes) + ' bytes',
+      );
     }
     calls++;
     // Created now so that, if the host reports a failure later, its stack shows the program's line.
@@ -115,7 +145,11 @@ export function createBridge(dispatchRef: HostRef, limits: BridgeLimits, wire: W
     return new PromiseCtor<unknown>((resolve, reject) => {
       let reply: Promise<unknown>;
       try {
-        reply = ReflectApply(apply, dispatchRef, [undefined, [tool, json], APPLY_OPTIONS]) as Promise<unknown>;
+        reply = ReflectApply(apply, dispatchRef, [
+          undefined,
+          [tool, json],
+          APPLY_OPTIONS,
+        ]) as Promise<unknown>;
         wire.sent++;
       } catch {
         reject(setFailure(error, 'INTERNAL_ERROR', 'the tool bridge is unavailable'));

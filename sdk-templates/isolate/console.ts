@@ -6,7 +6,13 @@
  */
 import type { HostRef, Wire } from './host-ref.js';
 import { LOG_LEVELS, type LogLevel } from './protocol.js';
-import { nullRecord, ObjectCreate, ObjectDefineProperty, ObjectFreeze, ReflectApply } from './primordials.js';
+import {
+  nullRecord,
+  ObjectCreate,
+  ObjectDefineProperty,
+  ObjectFreeze,
+  ReflectApply,
+} from './primordials.js';
 import { formatArgs, truncateUtf8, utf8Length } from './text.js';
 
 /** The console object installed on the program's global. */

@@ -47,7 +47,17 @@ export function callSiteError(toolName: string): ToolCallError {
 
 /** Fills in the code and message of an error made by {@link callSiteError}. */
 export function setFailure(error: ToolCallError, code: string, message: string): ToolCallError {
-  ObjectDefineProperty(error, 'code', { value: code, writable: true, enumerable: true, configurable: true });
-  ObjectDefineProperty(error, 'message', { value: message, writable: true, enumerable: false, configurable: true });
+  ObjectDefineProperty(error, 'code', {
+    value: code,
+    writable: true,
+    enumerable: true,
+    configurable: true,
+  });
+  ObjectDefineProperty(error, 'message', {
+    value: message,
+    writable: true,
+    enumerable: false,
+    configurable: true,
+  });
   return error;
 }

@@ -19,7 +19,11 @@ export interface HostRef {
     args: unknown[],
     options: { arguments?: TransferOptions; result?: TransferOptions },
   ): Promise<unknown>;
-  applyIgnored(receiver: undefined, args: unknown[], options: { arguments?: TransferOptions }): void;
+  applyIgnored(
+    receiver: undefined,
+    args: unknown[],
+    options: { arguments?: TransferOptions },
+  ): void;
 }
 
 /**

@@ -27,7 +27,12 @@ function blockedConstructor(name: string, prototype: object): () => never {
   };
   ObjectDefineProperty(blocked, 'name', { value: name });
   ObjectDefineProperty(blocked, 'prototype', { value: prototype, writable: false });
-  ObjectDefineProperty(prototype, 'constructor', { value: blocked, writable: false, enumerable: false, configurable: false });
+  ObjectDefineProperty(prototype, 'constructor', {
+    value: blocked,
+    writable: false,
+    enumerable: false,
+    configurable: false,
+  });
   return blocked;
 }
 
@@ -47,18 +52,36 @@ export function lockdown(): void {
   for (const [name, prototype] of prototypes) {
     const blocked = blockedConstructor(name, prototype);
     if (name === 'Function') {
-      ObjectDefineProperty(global, 'Function', { value: blocked, writable: true, enumerable: false, configurable: true });
+      ObjectDefineProperty(global, 'Function', {
+        value: blocked,
+        writable: true,
+        enumerable: false,
+        configurable: true,
+      });
     }
   }
   const blockedEval = function eval_(): never {
     throw new EvalErrorCtor(CODE_GENERATION_DISABLED);
   };
   ObjectDefineProperty(blockedEval, 'name', { value: 'eval' });
-  ObjectDefineProperty(global, 'eval', { value: blockedEval, writable: true, enumerable: false, configurable: true });
+  ObjectDefineProperty(global, 'eval', {
+    value: blockedEval,
+    writable: true,
+    enumerable: false,
+    configurable: true,
+  });
 
-  ObjectDefineProperty(Error, 'prepareStackTrace', { value: undefined, writable: false, enumerable: false, configurable: false });
+  ObjectDefineProperty(Error, 'prepareStackTrace', {
+    value: undefined,
+    writable: false,
+    enumerable: false,
+    configurable: false,
+  });
 
   void ObjectDefineProperty(Promise.prototype, 'then', { writable: false, configurable: false });
-  void ObjectDefineProperty(Promise.prototype, 'constructor', { writable: false, configurable: false });
+  void ObjectDefineProperty(Promise.prototype, 'constructor', {
+    writable: false,
+    configurable: false,
+  });
   ObjectDefineProperty(Promise, Symbol.species, { configurable: false });
 }

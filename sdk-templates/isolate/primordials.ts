@@ -10,7 +10,11 @@
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any function may be applied
 type Applicable = (...args: any[]) => unknown;
 /** `Reflect.apply`, typed loosely: callers cast the result. */
-export const ReflectApply: (target: Applicable, thisArgument: unknown, args: ArrayLike<unknown>) => unknown = Reflect.apply;
+export const ReflectApply: (
+  target: Applicable,
+  thisArgument: unknown,
+  args: ArrayLike<unknown>,
+) => unknown = Reflect.apply;
 export const ObjectCreate = Object.create;
 export const ObjectDefineProperty = Object.defineProperty;
 export const ObjectFreeze = Object.freeze;
@@ -56,7 +60,11 @@ export function promiseReject(reason: unknown): Promise<never> {
 
 /** `s.slice(start, end)` with the original method. */
 export function stringSlice(s: string, start: number, end?: number): string {
-  return ReflectApply(stringSliceIntrinsic, s, end === undefined ? [start] : [start, end]) as string;
+  return ReflectApply(
+    stringSliceIntrinsic,
+    s,
+    end === undefined ? [start] : [start, end],
+  ) as string;
 }
 
 /** `s.charCodeAt(i)` with the original method. */

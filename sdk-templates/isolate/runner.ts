@@ -5,9 +5,23 @@
  * string, never a guest object or promise.
  */
 import { isToolCallError } from './errors.js';
-import { MAX_ERROR_TEXT, MAX_STACK_TEXT, OUTCOME, OUTCOME_SEPARATOR, type ThrownDescription } from './protocol.js';
+import {
+  MAX_ERROR_TEXT,
+  MAX_STACK_TEXT,
+  OUTCOME,
+  OUTCOME_SEPARATOR,
+  type ThrownDescription,
+} from './protocol.js';
 import type { HostRef, Wire } from './host-ref.js';
-import { JSONStringify, nullRecord, ObjectCreate, PromiseCtor, promiseResolve, promiseThen, ReflectApply } from './primordials.js';
+import {
+  JSONStringify,
+  nullRecord,
+  ObjectCreate,
+  PromiseCtor,
+  promiseResolve,
+  promiseThen,
+  ReflectApply,
+} from './primordials.js';
 import { capLength, formatValue, thrownText } from './text.js';
 
 function readText(obj: object, key: string): string {
@@ -50,7 +64,10 @@ function encodeThrown(thrown: unknown): string {
   } catch {
     json = undefined;
   }
-  return OUTCOME.exception + (typeof json === 'string' ? json : '{"kind":"value","name":"","message":"","stack":""}');
+  return (
+    OUTCOME.exception +
+    (typeof json === 'string' ? json : '{"kind":"value","name":"","message":"","stack":""}')
+  );
 }
 
 /** Encodes the returned value: `undefined` → `null`; not JSON → `I`; certainly too large → `L`. */
@@ -82,7 +99,11 @@ const TICK_OPTIONS = nullRecord({ result: nullRecord({ promise: true, copy: true
  * rule uniform — an unhandled rejection never changes the outcome (which is what the program
  * returns or throws) — instead of depending on whether it happened before the first `await`.
  */
-export function createRunner(tickRef: HostRef, maxResultBytes: number, wire: Wire): (program: unknown) => Promise<string> {
+export function createRunner(
+  tickRef: HostRef,
+  maxResultBytes: number,
+  wire: Wire,
+): (program: unknown) => Promise<string> {
   // eslint-disable-next-line @typescript-eslint/unbound-method -- called through ReflectApply with tickRef
   const tickApply = tickRef.apply;
   let started = false;

@@ -31,11 +31,21 @@ function validSegment(segment: unknown): segment is string {
  * Builds the `tools` tree. Malformed entries (empty path, non-string segment, `__proto__`
  * segment, the reserved tool) are skipped; for a duplicated path the first binding wins.
  */
-export function buildTools(bindings: readonly Binding[], callTool: (tool: string, args: unknown) => Promise<unknown>): object {
+export function buildTools(
+  bindings: readonly Binding[],
+  callTool: (tool: string, args: unknown) => Promise<unknown>,
+): object {
   const root: TreeNode = { tool: undefined, children: new Map() };
   for (const binding of bindings) {
     const { path, tool } = binding;
-    if (!isArray(path) || path.length === 0 || typeof tool !== 'string' || tool === '' || tool === RESERVED_TOOL) continue;
+    if (
+      !isArray(path) ||
+      path.length === 0 ||
+      typeof tool !== 'string' ||
+      tool === '' ||
+      tool === RESERVED_TOOL
+    )
+      continue;
     if (!path.every(validSegment)) continue;
     let node = root;
     for (const segment of path) {

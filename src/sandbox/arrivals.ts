@@ -25,10 +25,13 @@ export class Arrivals {
   waitFor(target: number, graceMs: number): Promise<boolean> {
     if (this.count >= target) return Promise.resolve(true);
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.waiter = undefined;
-        resolve(false);
-      }, Math.max(0, graceMs));
+      const timer = setTimeout(
+        () => {
+          this.waiter = undefined;
+          resolve(false);
+        },
+        Math.max(0, graceMs),
+      );
       this.waiter = {
         target,
         done: () => {

@@ -15,21 +15,36 @@ function validSegment(segment: unknown): boolean {
  * `__proto__` segment, empty tool name) or a path bound twice.
  */
 export function validateBindings(bindings: unknown): SandboxBinding[] {
-  if (!Array.isArray(bindings)) throw new IsocodeError('INVALID_CONFIG', 'bindings must be an array');
+  if (!Array.isArray(bindings))
+    throw new IsocodeError('INVALID_CONFIG', 'bindings must be an array');
   const seen = new Set<string>();
   const out: SandboxBinding[] = [];
   for (const entry of bindings as unknown[]) {
     const b = entry as { path?: unknown; tool?: unknown } | null;
     const path = b?.path;
     const tool = b?.tool;
-    if (!Array.isArray(path) || path.length === 0 || !path.every(validSegment) || typeof tool !== 'string' || tool === '') {
-      throw new IsocodeError('INVALID_CONFIG', 'a binding needs a non-empty path of non-empty names (not __proto__) and a tool name', {
-        details: { binding: JSON.stringify(entry)?.slice(0, 200) ?? null },
-      });
+    if (
+      !Array.isArray(path) ||
+      path.length === 0 ||
+      !path.every(validSegment) ||
+      typeof tool !== 'string' ||
+      tool === ''
+    ) {
+      throw new IsocodeError(
+        'INVALID_CONFIG',
+        'a binding needs a non-empty path of non-empty names (not __proto__) and a tool name',
+        {
+          details: { binding: JSON.stringify(entry)?.slice(0, 200) ?? null },
+        },
+      );
     }
     if (tool === RESERVED_TOOL) continue;
     const key = JSON.stringify(path);
-    if (seen.has(key)) throw new IsocodeError('INVALID_CONFIG', `binding path tools.${(path as string[]).join('.')} is bound twice`);
+    if (seen.has(key))
+      throw new IsocodeError(
+        'INVALID_CONFIG',
+        `binding path tools.${(path as string[]).join('.')} is bound twice`,
+      );
     seen.add(key);
     out.push({ path: [...(path as string[])], tool });
   }

@@ -19,7 +19,10 @@ export interface HostBridgeOptions {
   /** Tools the program may call. */
   tools: ReadonlySet<string>;
   dispatch: Dispatch;
-  limits: Pick<SandboxLimits, 'maxCalls' | 'maxArgBytes' | 'maxBindingResultBytes' | 'maxCallsInFlight'>;
+  limits: Pick<
+    SandboxLimits,
+    'maxCalls' | 'maxArgBytes' | 'maxBindingResultBytes' | 'maxCallsInFlight'
+  >;
   /** Aborted by {@link HostBridge.end}; given to every dispatch. */
   controller: AbortController;
   onCall?: ((event: CallEvent) => void) | undefined;
@@ -58,16 +61,26 @@ export class HostBridge {
     const { limits } = this.options;
     if (this.ended) return failure('ABORTED', 'the program has already finished');
     if (typeof tool !== 'string' || !this.options.tools.has(tool)) {
-      return failure('UNKNOWN_TOOL', `no such tool binding: ${typeof tool === 'string' ? tool.slice(0, 100) : typeof tool}`);
+      return failure(
+        'UNKNOWN_TOOL',
+        `no such tool binding: ${typeof tool === 'string' ? tool.slice(0, 100) : typeof tool}`,
+      );
     }
-    if (typeof argsJson !== 'string') return failure('INVALID_ARGS', `the arguments of ${tool} are not JSON`);
+    if (typeof argsJson !== 'string')
+      return failure('INVALID_ARGS', `the arguments of ${tool} are not JSON`);
     if (this.accepted >= limits.maxCalls) {
-      return failure('LIMIT_EXCEEDED', `too many tool calls in one program (limit ${limits.maxCalls})`);
+      return failure(
+        'LIMIT_EXCEEDED',
+        `too many tool calls in one program (limit ${limits.maxCalls})`,
+      );
     }
     this.accepted++;
     // Size first, before parsing anything.
     if (argsJson.length > limits.maxArgBytes || Buffer.byteLength(argsJson) > limits.maxArgBytes) {
-      return failure('LIMIT_EXCEEDED', `the arguments of ${tool} exceed ${limits.maxArgBytes} bytes`);
+      return failure(
+        'LIMIT_EXCEEDED',
+        `the arguments of ${tool} exceed ${limits.maxArgBytes} bytes`,
+      );
     }
     let args: JsonValue;
     try {
@@ -91,7 +104,14 @@ export class HostBridge {
       this.releaseSlot();
     }
     const { reply, code } = this.encode(tool, result);
-    this.emit({ phase: 'end', tool, seq, ok: code === undefined, code, durationMs: performance.now() - startedAt });
+    this.emit({
+      phase: 'end',
+      tool,
+      seq,
+      ok: code === undefined,
+      code,
+      durationMs: performance.now() - startedAt,
+    });
     // A late reply is dropped: the program is over and its isolate is being disposed.
     if (this.ended) return failure('ABORTED', 'the program has already finished');
     return reply;
@@ -105,14 +125,21 @@ export class HostBridge {
     }
   }
 
-  private encode(tool: string, result: DispatchResult | undefined): { reply: string; code: string | undefined } {
+  private encode(
+    tool: string,
+    result: DispatchResult | undefined,
+  ): { reply: string; code: string | undefined } {
     const fail = (code: string, message: string) => ({ reply: failure(code, message), code });
     if (typeof result !== 'object' || result === null || typeof result.ok !== 'boolean') {
       return fail('INTERNAL_ERROR', `the call to ${tool} failed inside the host`);
     }
     if (!result.ok) {
-      const code = typeof result.code === 'string' && CODE_PATTERN.test(result.code) ? result.code : 'INTERNAL_ERROR';
-      const message = typeof result.message === 'string' ? result.message.slice(0, MAX_FAILURE_MESSAGE) : '';
+      const code =
+        typeof result.code === 'string' && CODE_PATTERN.test(result.code)
+          ? result.code
+          : 'INTERNAL_ERROR';
+      const message =
+        typeof result.message === 'string' ? result.message.slice(0, MAX_FAILURE_MESSAGE) : '';
       return fail(code, message);
     }
     let json: string | undefined;

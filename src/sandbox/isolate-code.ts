@@ -36,22 +36,40 @@ export function findIsolateSourceDir(): string {
     if (parent === dir) break;
     dir = parent;
   }
-  throw new IsocodeError('INVALID_CONFIG', 'cannot find sdk-templates/isolate next to the isocode package');
+  throw new IsocodeError(
+    'INVALID_CONFIG',
+    'cannot find sdk-templates/isolate next to the isocode package',
+  );
 }
 
 /** Compiles every module of `dir` (`*.ts`, not `.d.ts` nor tests). */
-export async function compileIsolateModules(dir: string = findIsolateSourceDir()): Promise<IsolateModuleSource[]> {
-  const files = (await readdir(dir)).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && !f.endsWith('.test.ts')).sort();
+export async function compileIsolateModules(
+  dir: string = findIsolateSourceDir(),
+): Promise<IsolateModuleSource[]> {
+  const files = (await readdir(dir))
+    .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && !f.endsWith('.test.ts'))
+    .sort();
   const out: IsolateModuleSource[] = [];
   for (const file of files) {
     const source = await readFile(join(dir, file), 'utf8');
-    const result = transformSync(file, source, { lang: 'ts', sourceType: 'module', target: 'es2022' });
+    const result = transformSync(file, source, {
+      lang: 'ts',
+      sourceType: 'module',
+      target: 'es2022',
+    });
     if (result.errors.length > 0) {
       const first = result.errors[0];
-      throw new IsocodeError('INVALID_CONFIG', `isolate module ${file} does not compile: ${first?.message ?? 'unknown error'}`);
+      throw new IsocodeError(
+        'INVALID_CONFIG',
+        `isolate module ${file} does not compile: ${first?.message ?? 'unknown error'}`,
+      );
     }
     const base = file.slice(0, -'.ts'.length);
-    out.push({ specifier: `./${base}.js`, filename: `${MODULE_PREFIX}${base}.js`, code: result.code });
+    out.push({
+      specifier: `./${base}.js`,
+      filename: `${MODULE_PREFIX}${base}.js`,
+      code: result.code,
+    });
   }
   if (!out.some((m) => m.specifier === ENTRY_SPECIFIER)) {
     throw new IsocodeError('INVALID_CONFIG', `isolate sources in ${dir} have no bootstrap.ts`);

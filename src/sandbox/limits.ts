@@ -12,13 +12,18 @@ const KEYS = Object.keys(DEFAULT_LIMITS) as (keyof SandboxLimits)[];
  * @throws IsocodeError `INVALID_CONFIG` for an unknown key, or a value that is not a positive
  * safe integer (`memoryMb` at least 8).
  */
-export function resolveLimits(base: Readonly<SandboxLimits>, ...overrides: (Partial<SandboxLimits> | undefined)[]): SandboxLimits {
+export function resolveLimits(
+  base: Readonly<SandboxLimits>,
+  ...overrides: (Partial<SandboxLimits> | undefined)[]
+): SandboxLimits {
   const out: SandboxLimits = { ...base };
   for (const override of overrides) {
     if (override === undefined) continue;
     for (const key of Object.keys(override)) {
       if (!(KEYS as string[]).includes(key)) {
-        throw new IsocodeError('INVALID_CONFIG', `unknown sandbox limit "${key}"`, { details: { key } });
+        throw new IsocodeError('INVALID_CONFIG', `unknown sandbox limit "${key}"`, {
+          details: { key },
+        });
       }
       const value = override[key as keyof SandboxLimits];
       if (value === undefined) continue;
@@ -29,9 +34,13 @@ export function resolveLimits(base: Readonly<SandboxLimits>, ...overrides: (Part
     const value = out[key];
     const min = key === 'memoryMb' ? MIN_MEMORY_MB : 1;
     if (!Number.isSafeInteger(value) || value < min) {
-      throw new IsocodeError('INVALID_CONFIG', `sandbox limit ${key} must be an integer ≥ ${min}, got ${String(value)}`, {
-        details: { key },
-      });
+      throw new IsocodeError(
+        'INVALID_CONFIG',
+        `sandbox limit ${key} must be an integer ≥ ${min}, got ${String(value)}`,
+        {
+          details: { key },
+        },
+      );
     }
   }
   return out;

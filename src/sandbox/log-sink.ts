@@ -27,12 +27,18 @@ export class LogSink {
   /** Receives one entry from the isolate (hostile input: anything malformed is ignored). */
   push(level: unknown, text: unknown): void {
     if (this.closed || this.overflowed) return;
-    if (typeof level !== 'string' || !(LOG_LEVELS as readonly string[]).includes(level) || typeof text !== 'string') return;
+    if (
+      typeof level !== 'string' ||
+      !(LOG_LEVELS as readonly string[]).includes(level) ||
+      typeof text !== 'string'
+    )
+      return;
     const cost = Buffer.byteLength(text) + 1;
     if (this.bytes + cost > this.maxBytes) {
       this.overflowed = true;
       const kept = truncateUtf8(text, this.maxBytes - this.bytes - 1);
-      if (kept !== '') this.keep({ level: level as LogEntry['level'], text: kept }, Buffer.byteLength(kept) + 1);
+      if (kept !== '')
+        this.keep({ level: level as LogEntry['level'], text: kept }, Buffer.byteLength(kept) + 1);
       this.onOverflow();
       return;
     }

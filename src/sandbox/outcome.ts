@@ -3,7 +3,12 @@
  * failure, and finds the program's position in an exception's stack.
  */
 import type { JsonValue } from '../json.js';
-import { OUTCOME, OUTCOME_SEPARATOR, PROGRAM_FILENAME, type ThrownDescription } from '../../sdk-templates/isolate/protocol.js';
+import {
+  OUTCOME,
+  OUTCOME_SEPARATOR,
+  PROGRAM_FILENAME,
+  type ThrownDescription,
+} from '../../sdk-templates/isolate/protocol.js';
 import type { FailureKind, RunRequest } from './types.js';
 
 /** A decoded outcome, before logs and stats are attached. */
@@ -30,7 +35,9 @@ function mapped(
   if (position === undefined || mapPosition === undefined) return position;
   try {
     const out = mapPosition(position.line, position.column);
-    return out !== undefined && Number.isInteger(out.line) && Number.isInteger(out.column) ? out : undefined;
+    return out !== undefined && Number.isInteger(out.line) && Number.isInteger(out.column)
+      ? out
+      : undefined;
   } catch {
     return undefined;
   }
@@ -54,7 +61,9 @@ export function exceptionMessage(d: ThrownDescription): string {
   if (d.kind === 'value') return `Uncaught ${d.message}`;
   const name = d.name === '' ? 'Error' : d.name;
   const head = d.message === '' ? name : `${name}: ${d.message}`;
-  return d.toolName !== undefined && d.code !== undefined ? `${head} (tool ${d.toolName}, code ${d.code})` : head;
+  return d.toolName !== undefined && d.code !== undefined
+    ? `${head} (tool ${d.toolName}, code ${d.code})`
+    : head;
 }
 
 /** Splits the runner's `<sent>:<tagged outcome>`; undefined when malformed. */
@@ -67,8 +76,13 @@ export function splitOutcome(raw: unknown): { sent: number; body: string } | und
 }
 
 /** Decodes the runner's tagged outcome (after {@link splitOutcome}). `maxResultBytes` is checked here (the host is authoritative). */
-export function decodeOutcome(raw: unknown, maxResultBytes: number, mapPosition: RunRequest['mapPosition']): Decoded {
-  if (typeof raw !== 'string' || raw.length === 0) return { ok: false, kind: 'internal', message: 'the sandbox returned an unreadable outcome' };
+export function decodeOutcome(
+  raw: unknown,
+  maxResultBytes: number,
+  mapPosition: RunRequest['mapPosition'],
+): Decoded {
+  if (typeof raw !== 'string' || raw.length === 0)
+    return { ok: false, kind: 'internal', message: 'the sandbox returned an unreadable outcome' };
   const tag = raw[0];
   const payload = raw.slice(1);
   switch (tag) {
@@ -78,11 +92,18 @@ export function decodeOutcome(raw: unknown, maxResultBytes: number, mapPosition:
       try {
         return { ok: true, result: JSON.parse(payload) as JsonValue };
       } catch {
-        return { ok: false, kind: 'internal', message: 'the sandbox returned an unreadable result' };
+        return {
+          ok: false,
+          kind: 'internal',
+          message: 'the sandbox returned an unreadable result',
+        };
       }
     }
     case OUTCOME.tooLarge:
-      return tooLarge(/^\d+$/.test(payload) ? `at least ${payload} bytes` : 'too large', maxResultBytes);
+      return tooLarge(
+        /^\d+$/.test(payload) ? `at least ${payload} bytes` : 'too large',
+        maxResultBytes,
+      );
     case OUTCOME.invalid:
       return { ok: false, kind: 'invalid-output', message: payload.slice(0, 1024) };
     case OUTCOME.exception: {
@@ -92,7 +113,8 @@ export function decodeOutcome(raw: unknown, maxResultBytes: number, mapPosition:
       } catch {
         description = undefined;
       }
-      if (!isDescription(description)) return { ok: false, kind: 'exception', message: 'Uncaught exception' };
+      if (!isDescription(description))
+        return { ok: false, kind: 'exception', message: 'Uncaught exception' };
       const position = mapped(programPosition(description.stack), mapPosition);
       return { ok: false, kind: 'exception', message: exceptionMessage(description), ...position };
     }
@@ -102,5 +124,9 @@ export function decodeOutcome(raw: unknown, maxResultBytes: number, mapPosition:
 }
 
 function tooLarge(size: string, max: number): Decoded {
-  return { ok: false, kind: 'output-limit', message: `the returned value's JSON is ${size}; the limit is ${max} bytes` };
+  return {
+    ok: false,
+    kind: 'output-limit',
+    message: `the returned value's JSON is ${size}; the limit is ${max} bytes`,
+  };
 }

@@ -9,7 +9,14 @@ import { validateBindings } from './bindings.js';
 import { resolveLimits } from './limits.js';
 import { ProgramRun } from './program-run.js';
 import { SandboxIsolate } from './sandbox-isolate.js';
-import { DEFAULT_LIMITS, type FailureKind, type RunOutcome, type RunRequest, type RunStats, type SandboxLimits } from './types.js';
+import {
+  DEFAULT_LIMITS,
+  type FailureKind,
+  type RunOutcome,
+  type RunRequest,
+  type RunStats,
+  type SandboxLimits,
+} from './types.js';
 import { Watchdog } from './watchdog.js';
 
 /** Options of a {@link SandboxPool}. */
@@ -90,7 +97,8 @@ export class SandboxPool {
   constructor(options: SandboxPoolOptions = {}) {
     const size = options.size ?? 2;
     const interval = options.watchdogIntervalMs ?? 5;
-    if (!Number.isSafeInteger(size) || size < 0) throw new IsocodeError('INVALID_CONFIG', `pool size must be an integer ≥ 0, got ${size}`);
+    if (!Number.isSafeInteger(size) || size < 0)
+      throw new IsocodeError('INVALID_CONFIG', `pool size must be an integer ≥ 0, got ${size}`);
     if (!Number.isFinite(interval) || interval < 1) {
       throw new IsocodeError('INVALID_CONFIG', `watchdogIntervalMs must be ≥ 1, got ${interval}`);
     }
@@ -107,7 +115,9 @@ export class SandboxPool {
     this.fill();
     while (this.creating.size > 0) await Promise.allSettled([...this.creating]);
     if (this.size > 0 && this.warm.length === 0 && !this.closed) {
-      throw new IsocodeError('INTERNAL_ERROR', 'could not prepare a sandbox isolate', { cause: this.lastCreateError });
+      throw new IsocodeError('INTERNAL_ERROR', 'could not prepare a sandbox isolate', {
+        cause: this.lastCreateError,
+      });
     }
   }
 
@@ -129,8 +139,10 @@ export class SandboxPool {
 
   private async runInner(request: RunRequest): Promise<RunOutcome> {
     if (this.closed) throw new IsocodeError('SHUTTING_DOWN', 'the sandbox pool is closed');
-    if (typeof request.js !== 'string') throw new IsocodeError('INVALID_ARGS', 'js must be a string');
-    if (typeof request.dispatch !== 'function') throw new IsocodeError('INVALID_ARGS', 'dispatch must be a function');
+    if (typeof request.js !== 'string')
+      throw new IsocodeError('INVALID_ARGS', 'js must be a string');
+    if (typeof request.dispatch !== 'function')
+      throw new IsocodeError('INVALID_ARGS', 'dispatch must be a function');
     const limits = resolveLimits(this.limits, request.limits);
     const bindings = validateBindings(request.bindings);
     if (request.signal?.aborted === true) return failed('aborted', 'the run was aborted');
@@ -218,7 +230,9 @@ export class SandboxPool {
       if (isolate !== undefined) return isolate;
       // A refill is under way: take its isolate rather than preparing one more.
       if (this.creating.size > this.takers.length) {
-        const handed = await new Promise<SandboxIsolate | undefined>((resolve) => this.takers.push(resolve));
+        const handed = await new Promise<SandboxIsolate | undefined>((resolve) =>
+          this.takers.push(resolve),
+        );
         if (handed !== undefined) return handed;
       }
     }

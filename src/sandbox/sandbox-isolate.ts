@@ -6,7 +6,9 @@ import ivm from 'isolated-vm';
 import { ENTRY_SPECIFIER, loadIsolateModules } from './isolate-code.js';
 
 /** The host's view of the bootstrap's `install` export. */
-export type InstallRef = ivm.Reference<(dispatch: unknown, log: unknown, tick: unknown, optionsJson: string) => unknown>;
+export type InstallRef = ivm.Reference<
+  (dispatch: unknown, log: unknown, tick: unknown, optionsJson: string) => unknown
+>;
 
 /** A prepared isolate. */
 export class SandboxIsolate {
@@ -28,7 +30,10 @@ export class SandboxIsolate {
    * Creates the isolate, its context, links and evaluates the bootstrap modules and runs
    * `lockdown()`. Costs are measured in docs/decisions/004-isolate-strategy.md.
    */
-  static async create(memoryMb: number, onDispose: (isolate: SandboxIsolate) => void = () => {}): Promise<SandboxIsolate> {
+  static async create(
+    memoryMb: number,
+    onDispose: (isolate: SandboxIsolate) => void = () => {},
+  ): Promise<SandboxIsolate> {
     const sources = await loadIsolateModules();
     const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
     try {
@@ -37,7 +42,10 @@ export class SandboxIsolate {
       // module is compiled with an awaited compileModule (measured, decision record 004).
       const modules = new Map<string, ivm.Module>();
       for (const source of sources) {
-        modules.set(source.specifier, isolate.compileModuleSync(source.code, { filename: source.filename }));
+        modules.set(
+          source.specifier,
+          isolate.compileModuleSync(source.code, { filename: source.filename }),
+        );
       }
       const entry = modules.get(ENTRY_SPECIFIER);
       if (entry === undefined) throw new Error('bootstrap module missing');
@@ -50,7 +58,9 @@ export class SandboxIsolate {
       });
       entry.evaluateSync();
       const namespace = entry.namespace;
-      const lockdown = namespace.getSync('lockdown', { reference: true }) as ivm.Reference<() => void>;
+      const lockdown = namespace.getSync('lockdown', { reference: true }) as ivm.Reference<
+        () => void
+      >;
       lockdown.applySync(undefined, []);
       lockdown.release();
       const install = namespace.getSync('install', { reference: true }) as InstallRef;

@@ -81,14 +81,19 @@ export interface SandboxBinding {
 }
 
 /** What a dispatch settles with. */
-export type DispatchResult = { ok: true; value: JsonValue } | { ok: false; code: string; message: string };
+export type DispatchResult =
+  { ok: true; value: JsonValue } | { ok: false; code: string; message: string };
 
 /**
  * Runs one nested tool call. Must never reject (a rejection is reported to the program as
  * `INTERNAL_ERROR`). `signal` is the run's signal: it aborts when the run settles for any reason.
  * The failure `message` is shown to the program as is: it must not carry host stacks or paths.
  */
-export type Dispatch = (tool: string, args: JsonValue, signal: AbortSignal) => Promise<DispatchResult>;
+export type Dispatch = (
+  tool: string,
+  args: JsonValue,
+  signal: AbortSignal,
+) => Promise<DispatchResult>;
 
 /** One console line of the program. */
 export interface LogEntry {
@@ -99,7 +104,14 @@ export interface LogEntry {
 /** A binding call starting or ending (for audit and UIs). */
 export type CallEvent =
   | { phase: 'start'; tool: string; seq: number }
-  | { phase: 'end'; tool: string; seq: number; ok: boolean; code: string | undefined; durationMs: number };
+  | {
+      phase: 'end';
+      tool: string;
+      seq: number;
+      ok: boolean;
+      code: string | undefined;
+      durationMs: number;
+    };
 
 /** One program to run. */
 export interface RunRequest {
@@ -124,11 +136,13 @@ export interface RunRequest {
    * Maps a 1-based line/column of `js` (as V8 reports them) to the program's own coordinates;
    * `undefined` drops the position (e.g. inside the wrapper). Without it, positions stay in `js`.
    */
-  mapPosition?: ((line: number, column: number) => { line: number; column: number } | undefined) | undefined;
+  mapPosition?:
+    ((line: number, column: number) => { line: number; column: number } | undefined) | undefined;
 }
 
 /** Why a run failed. */
-export type FailureKind = 'exception' | 'timeout' | 'memory' | 'output-limit' | 'invalid-output' | 'aborted' | 'internal';
+export type FailureKind =
+  'exception' | 'timeout' | 'memory' | 'output-limit' | 'invalid-output' | 'aborted' | 'internal';
 
 /** Measurements of one run. */
 export interface RunStats {

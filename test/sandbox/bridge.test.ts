@@ -2,7 +2,14 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../src/json.js';
 import { SandboxPool, type CallEvent, type DispatchResult } from '../../src/sandbox/index.js';
-import { bindingsFor, expectFailure, expectOk, recordingDispatch, runBody, sleep } from './helpers.js';
+import {
+  bindingsFor,
+  expectFailure,
+  expectOk,
+  recordingDispatch,
+  runBody,
+  sleep,
+} from './helpers.js';
 
 const pool = new SandboxPool({ size: 2 });
 beforeAll(() => pool.warmup());
@@ -25,7 +32,10 @@ afterEach(async () => {
 describe('the tools tree', () => {
   it('maps nested paths to tool names and exposes own properties only', async () => {
     const { dispatch, calls } = recordingDispatch();
-    const bindings = [...bindingsFor('files.read', 'files.write', 'search'), { path: ['run_code'], tool: 'run_code' }];
+    const bindings = [
+      ...bindingsFor('files.read', 'files.write', 'search'),
+      { path: ['run_code'], tool: 'run_code' },
+    ];
     const result = await runBody(
       pool,
       `await tools.files.read({ path: 'a' });
@@ -60,15 +70,26 @@ describe('the tools tree', () => {
       { path: ['db'], tool: 'db' },
       { path: ['db', 'query'], tool: 'db.query' },
     ];
-    const outcome = await runBody(pool, `await tools.db({}); await tools.db.query({ q: 1 }); return typeof tools.db;`, { dispatch, bindings });
+    const outcome = await runBody(
+      pool,
+      `await tools.db({}); await tools.db.query({ q: 1 }); return typeof tools.db;`,
+      { dispatch, bindings },
+    );
     expect(expectOk(outcome)).toBe('function');
     expect(calls.map((c) => c.tool)).toEqual(['db', 'db.query']);
   });
 
   it('refuses malformed bindings', async () => {
     const { dispatch } = recordingDispatch();
-    for (const bindings of [[{ path: [], tool: 'x' }], [{ path: ['__proto__'], tool: 'x' }], [{ path: ['a'], tool: '' }], bindingsFor('a', 'a')]) {
-      await expect(pool.run({ js: '(async function () {})', bindings, dispatch })).rejects.toMatchObject({ code: 'INVALID_CONFIG' });
+    for (const bindings of [
+      [{ path: [], tool: 'x' }],
+      [{ path: ['__proto__'], tool: 'x' }],
+      [{ path: ['a'], tool: '' }],
+      bindingsFor('a', 'a'),
+    ]) {
+      await expect(
+        pool.run({ js: '(async function () {})', bindings, dispatch }),
+      ).rejects.toMatchObject({ code: 'INVALID_CONFIG' });
     }
   });
 });
@@ -134,7 +155,10 @@ describe('arguments and results', () => {
   });
 
   it('caps binding result bytes', async () => {
-    const { dispatch } = recordingDispatch((_tool, args) => ({ ok: true, value: 'x'.repeat((args as { n: number }).n) }));
+    const { dispatch } = recordingDispatch((_tool, args) => ({
+      ok: true,
+      value: 'x'.repeat((args as { n: number }).n),
+    }));
     const outcome = await runBody(
       pool,
       `const out = [];
@@ -142,13 +166,20 @@ describe('arguments and results', () => {
        return out;`,
       { dispatch, limits: { maxBindingResultBytes: 1000 } },
     );
-    expect(expectOk(outcome)).toEqual([10, 'LIMIT_EXCEEDED: the result of echo exceeds 1000 bytes']);
+    expect(expectOk(outcome)).toEqual([
+      10,
+      'LIMIT_EXCEEDED: the result of echo exceeds 1000 bytes',
+    ]);
   });
 });
 
 describe('failures become ToolCallError', () => {
   it('carries the tool name, code and message, and no host stack or path', async () => {
-    const { dispatch } = recordingDispatch(() => ({ ok: false, code: 'NOT_FOUND', message: 'no such file: a.txt' }));
+    const { dispatch } = recordingDispatch(() => ({
+      ok: false,
+      code: 'NOT_FOUND',
+      message: 'no such file: a.txt',
+    }));
     const outcome = await runBody(
       pool,
       `try { await tools.files.read({ path: 'a.txt' }); }
@@ -172,7 +203,11 @@ describe('failures become ToolCallError', () => {
   });
 
   it('reports an uncaught failure with the line of the call', async () => {
-    const { dispatch } = recordingDispatch(() => ({ ok: false, code: 'DENIED', message: 'not allowed' }));
+    const { dispatch } = recordingDispatch(() => ({
+      ok: false,
+      code: 'DENIED',
+      message: 'not allowed',
+    }));
     const outcome = await runBody(pool, `const a = 1;\n\nawait tools.echo({ a });`, { dispatch });
     const failure = expectFailure(outcome, 'exception');
     expect(failure.message).toBe('ToolCallError: not allowed (tool echo, code DENIED)');
@@ -212,12 +247,27 @@ describe('ordering, overlap and limits on calls', () => {
       order.push(`call ${String((args as { i: number }).i)}`);
       return { ok: true, value: null };
     });
-    const outcome = await runBody(pool, `for (let i = 0; i < 5; i++) { console.log('log ' + i); await tools.echo({ i }); } return 'done';`, {
-      dispatch,
-      onLog: (e) => order.push(e.text),
-    });
+    const outcome = await runBody(
+      pool,
+      `for (let i = 0; i < 5; i++) { console.log('log ' + i); await tools.echo({ i }); } return 'done';`,
+      {
+        dispatch,
+        onLog: (e) => order.push(e.text),
+      },
+    );
     expect(expectOk(outcome)).toBe('done');
-    expect(order).toEqual(['log 0', 'call 0', 'log 1', 'call 1', 'log 2', 'call 2', 'log 3', 'call 3', 'log 4', 'call 4']);
+    expect(order).toEqual([
+      'log 0',
+      'call 0',
+      'log 1',
+      'call 1',
+      'log 2',
+      'call 2',
+      'log 3',
+      'call 3',
+      'log 4',
+      'call 4',
+    ]);
   });
 
   it('overlaps concurrent calls in the host', async () => {
@@ -233,7 +283,11 @@ describe('ordering, overlap and limits on calls', () => {
       inFlight--;
       return { ok: true, value: args };
     });
-    const outcome = await runBody(pool, `return await Promise.all([1, 2, 3].map((i) => tools.echo({ i })));`, { dispatch });
+    const outcome = await runBody(
+      pool,
+      `return await Promise.all([1, 2, 3].map((i) => tools.echo({ i })));`,
+      { dispatch },
+    );
     expect(expectOk(outcome)).toEqual([{ i: 1 }, { i: 2 }, { i: 3 }]);
     expect(peak).toBe(3);
   });
@@ -248,10 +302,14 @@ describe('ordering, overlap and limits on calls', () => {
       inFlight--;
       return { ok: true, value: 1 };
     });
-    const outcome = await runBody(pool, `return (await Promise.all(Array.from({ length: 6 }, () => tools.echo()))).length;`, {
-      dispatch,
-      limits: { maxCallsInFlight: 2 },
-    });
+    const outcome = await runBody(
+      pool,
+      `return (await Promise.all(Array.from({ length: 6 }, () => tools.echo()))).length;`,
+      {
+        dispatch,
+        limits: { maxCallsInFlight: 2 },
+      },
+    );
     expect(expectOk(outcome)).toBe(6);
     expect(calls).toHaveLength(6);
     expect(peak).toBe(2);
@@ -265,21 +323,36 @@ describe('ordering, overlap and limits on calls', () => {
        return r.map((x) => x.status === 'fulfilled' ? 'ok' : x.reason.code);`,
       { dispatch, limits: { maxCalls: 5 } },
     );
-    expect(expectOk(outcome)).toEqual(['ok', 'ok', 'ok', 'ok', 'ok', 'LIMIT_EXCEEDED', 'LIMIT_EXCEEDED', 'LIMIT_EXCEEDED']);
+    expect(expectOk(outcome)).toEqual([
+      'ok',
+      'ok',
+      'ok',
+      'ok',
+      'ok',
+      'LIMIT_EXCEEDED',
+      'LIMIT_EXCEEDED',
+      'LIMIT_EXCEEDED',
+    ]);
     expect(calls).toHaveLength(5);
     expect(outcome.stats.calls).toBe(5);
   });
 
   it('reports start and end of each call', async () => {
     const events: CallEvent[] = [];
-    const { dispatch } = recordingDispatch((tool) => (tool === 'bad' ? { ok: false, code: 'TOOL_ERROR', message: 'x' } : { ok: true, value: 1 }));
+    const { dispatch } = recordingDispatch((tool) =>
+      tool === 'bad' ? { ok: false, code: 'TOOL_ERROR', message: 'x' } : { ok: true, value: 1 },
+    );
     const outcome = await runBody(pool, `await tools.good(); await tools.bad().catch(() => 0);`, {
       dispatch,
       bindings: bindingsFor('good', 'bad'),
       onCall: (e) => events.push(e),
     });
     expectOk(outcome);
-    expect(events.map((e) => (e.phase === 'start' ? [e.phase, e.tool, e.seq] : [e.phase, e.tool, e.seq, e.ok, e.code]))).toEqual([
+    expect(
+      events.map((e) =>
+        e.phase === 'start' ? [e.phase, e.tool, e.seq] : [e.phase, e.tool, e.seq, e.ok, e.code],
+      ),
+    ).toEqual([
       ['start', 'good', 1],
       ['end', 'good', 1, true, undefined],
       ['start', 'bad', 2],
@@ -302,10 +375,14 @@ describe('settlement', () => {
           });
         }),
     );
-    const outcome = await runBody(pool, `tools.echo({ n: 1 }); tools.echo({ n: 2 }); tools.echo({ n: 3 }); await null; return 'early';`, {
-      dispatch,
-      limits: { maxCallsInFlight: 1 },
-    });
+    const outcome = await runBody(
+      pool,
+      `tools.echo({ n: 1 }); tools.echo({ n: 2 }); tools.echo({ n: 3 }); await null; return 'early';`,
+      {
+        dispatch,
+        limits: { maxCallsInFlight: 1 },
+      },
+    );
     const resolvedAt = performance.now();
     expect(expectOk(outcome)).toBe('early');
     // Only the first call was dispatched; it saw the abort; the run waited for it.

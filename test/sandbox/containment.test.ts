@@ -5,9 +5,19 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SandboxPool } from '../../src/sandbox/index.js';
-import { bindingsFor, expectFailure, expectOk, recordingDispatch, runBody, sleep } from './helpers.js';
+import {
+  bindingsFor,
+  expectFailure,
+  expectOk,
+  recordingDispatch,
+  runBody,
+  sleep,
+} from './helpers.js';
 
-const pool = new SandboxPool({ size: 2, defaultLimits: { memoryMb: 32, cpuMs: 1_000, wallMs: 3_000 } });
+const pool = new SandboxPool({
+  size: 2,
+  defaultLimits: { memoryMb: 32, cpuMs: 1_000, wallMs: 3_000 },
+});
 
 /** The globals a program may see: ES2022 (minus the removed ones) plus the three isocode names. */
 const ALLOWED_GLOBALS = new Set(
@@ -63,34 +73,48 @@ describe('containment', () => {
   it('cannot reach process', async () => {
     const failure = expectFailure(await runBody(pool, `process.exit(1);`), 'exception');
     expect(failure.message).toBe('ReferenceError: process is not defined');
-    expect(expectOk(await runBody(pool, `return [typeof process, typeof globalThis.process, typeof global, typeof Buffer];`))).toEqual([
-      'undefined',
-      'undefined',
-      'undefined',
-      'undefined',
-    ]);
+    expect(
+      expectOk(
+        await runBody(
+          pool,
+          `return [typeof process, typeof globalThis.process, typeof global, typeof Buffer];`,
+        ),
+      ),
+    ).toEqual(['undefined', 'undefined', 'undefined', 'undefined']);
   });
 
   it('cannot require', async () => {
-    const failure = expectFailure(await runBody(pool, `return require('child_process');`), 'exception');
+    const failure = expectFailure(
+      await runBody(pool, `return require('child_process');`),
+      'exception',
+    );
     expect(failure.message).toBe('ReferenceError: require is not defined');
-    expect(expectOk(await runBody(pool, `return [typeof module, typeof exports, typeof __dirname, typeof __filename];`))).toEqual([
-      'undefined',
-      'undefined',
-      'undefined',
-      'undefined',
-    ]);
+    expect(
+      expectOk(
+        await runBody(
+          pool,
+          `return [typeof module, typeof exports, typeof __dirname, typeof __filename];`,
+        ),
+      ),
+    ).toEqual(['undefined', 'undefined', 'undefined', 'undefined']);
   });
 
   it('cannot import() (no module resolver)', async () => {
     for (const specifier of ['node:fs', 'fs', 'data:text/javascript,export default 1', './x.js']) {
-      const failure = expectFailure(await runBody(pool, `return await import(${JSON.stringify(specifier)});`), 'exception');
+      const failure = expectFailure(
+        await runBody(pool, `return await import(${JSON.stringify(specifier)});`),
+        'exception',
+      );
       expect(failure.message).toBe('Error: Not supported');
     }
   });
 
   it('cannot find a host Reference anywhere in the reachable object graph', async () => {
-    const { dispatch } = recordingDispatch((tool) => (tool === 'bad' ? { ok: false, code: 'X', message: 'x' } : { ok: true, value: { nested: [1] } }));
+    const { dispatch } = recordingDispatch((tool) =>
+      tool === 'bad'
+        ? { ok: false, code: 'X', message: 'x' }
+        : { ok: true, value: { nested: [1] } },
+    );
     const outcome = await runBody(
       pool,
       `const roots = [['globalThis', globalThis]];
@@ -115,7 +139,11 @@ describe('containment', () => {
        return { found, visited: seen.size, globals: Reflect.ownKeys(globalThis).map(String) };`,
       { dispatch, bindings: bindingsFor('echo', 'bad') },
     );
-    const { found, visited, globals } = expectOk(outcome) as { found: string[]; visited: number; globals: string[] };
+    const { found, visited, globals } = expectOk(outcome) as {
+      found: string[];
+      visited: number;
+      globals: string[];
+    };
     expect(found).toEqual([]);
     expect(visited).toBeGreaterThan(500);
     expect(globals.filter((g) => !ALLOWED_GLOBALS.has(g))).toEqual([]);
@@ -165,7 +193,13 @@ describe('containment', () => {
        out.push((() => 1) instanceof Function, (async () => 1) instanceof Function, typeof Function, this === undefined);
        return out;`,
     );
-    expect(expectOk(outcome)).toEqual([...Array<string>(9).fill('EvalError'), true, true, 'function', true]);
+    expect(expectOk(outcome)).toEqual([
+      ...Array<string>(9).fill('EvalError'),
+      true,
+      true,
+      'function',
+      true,
+    ]);
   });
 
   it('cannot use Error.prepareStackTrace to receive CallSites', async () => {
@@ -180,7 +214,15 @@ describe('containment', () => {
        out.push(typeof Error.prepareStackTrace, typeof o.stack, typeof new Error('x').stack);
        return out;`,
     );
-    expect(expectOk(outcome)).toEqual(['TypeError', 'TypeError', 'TypeError', 'string', 'undefined', 'string', 'string']);
+    expect(expectOk(outcome)).toEqual([
+      'TypeError',
+      'TypeError',
+      'TypeError',
+      'string',
+      'undefined',
+      'string',
+      'string',
+    ]);
   });
 
   it('cannot pollute the host through __proto__ / constructor keys in arguments', async () => {
@@ -200,7 +242,9 @@ describe('containment', () => {
   });
 
   it('cannot pollute the host through __proto__ / constructor keys in results', async () => {
-    const evil = JSON.parse('{"__proto__":{"polluted":"result"},"constructor":{"prototype":{"polluted":"result"}}}') as never;
+    const evil = JSON.parse(
+      '{"__proto__":{"polluted":"result"},"constructor":{"prototype":{"polluted":"result"}}}',
+    ) as never;
     const { dispatch } = recordingDispatch(() => ({ ok: true, value: evil }));
     const outcome = await runBody(
       pool,
@@ -232,32 +276,65 @@ describe('containment', () => {
        return { r, thenReplaced };`,
       { dispatch },
     );
-    expect(expectOk(outcome)).toEqual({ r: { tool: 'echo', args: { a: 'é' } }, thenReplaced: 'TypeError' });
+    expect(expectOk(outcome)).toEqual({
+      r: { tool: 'echo', args: { a: 'é' } },
+      thenReplaced: 'TypeError',
+    });
     expect(calls.map((c) => c.args)).toEqual([{ a: 'é' }]);
     expect(outcome.logs).toEqual([{ level: 'log', text: 'still logging é' }]);
   });
 
   it('cannot hijack the host with a thenable result', async () => {
-    expect(expectOk(await runBody(pool, `return { then(resolve) { resolve({ hijacked: 'in the guest only' }); } };`))).toEqual({
+    expect(
+      expectOk(
+        await runBody(
+          pool,
+          `return { then(resolve) { resolve({ hijacked: 'in the guest only' }); } };`,
+        ),
+      ),
+    ).toEqual({
       hijacked: 'in the guest only',
     });
-    expect(expectOk(await runBody(pool, `Object.prototype.then = function (resolve) { resolve('guest'); }; return 5;`))).toBe(5);
-    expectFailure(await runBody(pool, `return { then() { throw new Error('then threw'); } };`), 'exception');
-    expectFailure(await runBody(pool, `return { then() {} };`, { limits: { wallMs: 100 } }), 'timeout');
+    expect(
+      expectOk(
+        await runBody(
+          pool,
+          `Object.prototype.then = function (resolve) { resolve('guest'); }; return 5;`,
+        ),
+      ),
+    ).toBe(5);
+    expectFailure(
+      await runBody(pool, `return { then() { throw new Error('then threw'); } };`),
+      'exception',
+    );
+    expectFailure(
+      await runBody(pool, `return { then() {} };`, { limits: { wallMs: 100 } }),
+      'timeout',
+    );
     expect((Object.prototype as { then?: unknown }).then).toBeUndefined();
   });
 
   it('cannot spin forever before an await', async () => {
-    expect(expectFailure(await runBody(pool, `while (true) {}`, { limits: { cpuMs: 100 } }), 'timeout').message).toMatch(/CPU/);
+    expect(
+      expectFailure(await runBody(pool, `while (true) {}`, { limits: { cpuMs: 100 } }), 'timeout')
+        .message,
+    ).toMatch(/CPU/);
   });
 
   it('cannot spin forever after an await', async () => {
     const body = `await tools.echo({}); await new Promise((r) => r()); for (;;) {}`;
-    expect(expectFailure(await runBody(pool, body, { limits: { cpuMs: 100 } }), 'timeout').message).toMatch(/CPU/);
+    expect(
+      expectFailure(await runBody(pool, body, { limits: { cpuMs: 100 } }), 'timeout').message,
+    ).toMatch(/CPU/);
   });
 
   it('cannot wait forever on a promise that never resolves', async () => {
-    expect(expectFailure(await runBody(pool, `await new Promise(() => {});`, { limits: { wallMs: 100 } }), 'timeout').message).toMatch(/wall-clock/);
+    expect(
+      expectFailure(
+        await runBody(pool, `await new Promise(() => {});`, { limits: { wallMs: 100 } }),
+        'timeout',
+      ).message,
+    ).toMatch(/wall-clock/);
   });
 
   it('cannot exhaust memory (memory bomb)', async () => {
@@ -270,19 +347,30 @@ describe('containment', () => {
   });
 
   it('cannot flood the log', async () => {
-    const failure = expectFailure(await runBody(pool, `for (;;) console.log('flood'.repeat(50));`), 'output-limit');
+    const failure = expectFailure(
+      await runBody(pool, `for (;;) console.log('flood'.repeat(50));`),
+      'output-limit',
+    );
     expect(failure.stats.logBytes).toBeLessThanOrEqual(64 * 1024);
     expect(failure.logs.length).toBeGreaterThan(100);
   });
 
   it('cannot return a huge result', async () => {
     expectFailure(await runBody(pool, `return 'x'.repeat(2 * 1024 * 1024);`), 'output-limit');
-    expectFailure(await runBody(pool, `return Array.from({ length: 300000 }, (_, i) => i);`), 'output-limit');
+    expectFailure(
+      await runBody(pool, `return Array.from({ length: 300000 }, (_, i) => i);`),
+      'output-limit',
+    );
   });
 
   it('cannot crash through deep recursion (stack overflow is an exception; the isolate goes on)', async () => {
-    expect(expectFailure(await runBody(pool, `const f = () => f(); f();`), 'exception').message).toBe('RangeError: Maximum call stack size exceeded');
-    const recovered = await runBody(pool, `const f = (n) => f(n + 1); try { f(0); } catch (e) { return [e.name, await tools.echo({ after: 1 })]; }`);
+    expect(
+      expectFailure(await runBody(pool, `const f = () => f(); f();`), 'exception').message,
+    ).toBe('RangeError: Maximum call stack size exceeded');
+    const recovered = await runBody(
+      pool,
+      `const f = (n) => f(n + 1); try { f(0); } catch (e) { return [e.name, await tools.echo({ after: 1 })]; }`,
+    );
     expect(expectOk(recovered)).toEqual(['RangeError', { tool: 'echo', args: { after: 1 } }]);
   });
 
@@ -302,7 +390,8 @@ describe('containment', () => {
 
   it('cannot call a binding after the run ended', async () => {
     const { dispatch, calls } = recordingDispatch(async (tool, _args, signal) => {
-      if (tool === 'slow') await new Promise((resolve) => signal.addEventListener('abort', resolve));
+      if (tool === 'slow')
+        await new Promise((resolve) => signal.addEventListener('abort', resolve));
       return { ok: true, value: 'late' };
     });
     const outcome = await runBody(
@@ -326,15 +415,39 @@ describe('containment', () => {
   });
 
   it('has no SharedArrayBuffer, Atomics, WebAssembly, timers or fetch', async () => {
-    const names = ['SharedArrayBuffer', 'Atomics', 'WebAssembly', 'setTimeout', 'setInterval', 'setImmediate', 'queueMicrotask', 'fetch', 'XMLHttpRequest', 'Worker'];
-    expect(expectOk(await runBody(pool, `return ${JSON.stringify(names)}.map((n) => typeof globalThis[n]);`))).toEqual(names.map(() => 'undefined'));
-    expect(expectFailure(await runBody(pool, `new SharedArrayBuffer(8);`), 'exception').message).toBe('ReferenceError: SharedArrayBuffer is not defined');
-    expect(expectFailure(await runBody(pool, `WebAssembly.compile(new Uint8Array(8));`), 'exception').message).toBe('ReferenceError: WebAssembly is not defined');
+    const names = [
+      'SharedArrayBuffer',
+      'Atomics',
+      'WebAssembly',
+      'setTimeout',
+      'setInterval',
+      'setImmediate',
+      'queueMicrotask',
+      'fetch',
+      'XMLHttpRequest',
+      'Worker',
+    ];
+    expect(
+      expectOk(
+        await runBody(pool, `return ${JSON.stringify(names)}.map((n) => typeof globalThis[n]);`),
+      ),
+    ).toEqual(names.map(() => 'undefined'));
+    expect(
+      expectFailure(await runBody(pool, `new SharedArrayBuffer(8);`), 'exception').message,
+    ).toBe('ReferenceError: SharedArrayBuffer is not defined');
+    expect(
+      expectFailure(await runBody(pool, `WebAssembly.compile(new Uint8Array(8));`), 'exception')
+        .message,
+    ).toBe('ReferenceError: WebAssembly is not defined');
   });
 
   it('still runs a normal program in the same process afterwards', async () => {
     const { dispatch } = recordingDispatch();
-    const outcome = await runBody(pool, `console.log('fine'); return await tools.echo({ ok: true });`, { dispatch });
+    const outcome = await runBody(
+      pool,
+      `console.log('fine'); return await tools.echo({ ok: true });`,
+      { dispatch },
+    );
     expect(expectOk(outcome)).toEqual({ tool: 'echo', args: { ok: true } });
     expect(outcome.logs).toEqual([{ level: 'log', text: 'fine' }]);
   });

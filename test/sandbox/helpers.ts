@@ -1,7 +1,14 @@
 /** Shared helpers of the sandbox tests. */
 import { expect } from 'vitest';
 import type { JsonValue } from '../../src/json.js';
-import type { Dispatch, DispatchResult, RunOutcome, RunRequest, SandboxBinding, SandboxPool } from '../../src/sandbox/index.js';
+import type {
+  Dispatch,
+  DispatchResult,
+  RunOutcome,
+  RunRequest,
+  SandboxBinding,
+  SandboxPool,
+} from '../../src/sandbox/index.js';
 
 /** Lines of the wrapper before the body (`(async function () {` and `'use strict';`). */
 export const WRAPPER_LINES = 2;
@@ -12,7 +19,10 @@ export function program(body: string): string {
 }
 
 /** Maps positions of {@link program}'s output back to the body (line 1 = first body line). */
-export function bodyPosition(line: number, column: number): { line: number; column: number } | undefined {
+export function bodyPosition(
+  line: number,
+  column: number,
+): { line: number; column: number } | undefined {
   return line > WRAPPER_LINES ? { line: line - WRAPPER_LINES, column } : undefined;
 }
 
@@ -24,7 +34,16 @@ export interface RecordedCall {
 }
 
 /** A scripted dispatch that records its calls. */
-export function recordingDispatch(handler: (tool: string, args: JsonValue, signal: AbortSignal) => Promise<DispatchResult> | DispatchResult = (tool, args) => ({ ok: true, value: { tool, args } })): {
+export function recordingDispatch(
+  handler: (
+    tool: string,
+    args: JsonValue,
+    signal: AbortSignal,
+  ) => Promise<DispatchResult> | DispatchResult = (tool, args) => ({
+    ok: true,
+    value: { tool, args },
+  }),
+): {
   dispatch: Dispatch;
   calls: RecordedCall[];
 } {
@@ -42,7 +61,11 @@ export function bindingsFor(...tools: string[]): SandboxBinding[] {
 }
 
 /** Runs a body with default helpers. */
-export function runBody(pool: SandboxPool, body: string, extra: Partial<RunRequest> = {}): Promise<RunOutcome> {
+export function runBody(
+  pool: SandboxPool,
+  body: string,
+  extra: Partial<RunRequest> = {},
+): Promise<RunOutcome> {
   return pool.run({
     js: program(body),
     bindings: extra.bindings ?? bindingsFor('echo'),
@@ -59,11 +82,16 @@ export function expectOk(outcome: RunOutcome): JsonValue {
 }
 
 /** Asserts a failure of `kind` and returns it. */
-export function expectFailure(outcome: RunOutcome, kind: string): Extract<RunOutcome, { ok: false }> {
-  if (outcome.ok) throw new Error(`expected ${kind}, got success: ${JSON.stringify(outcome.result)}`);
+export function expectFailure(
+  outcome: RunOutcome,
+  kind: string,
+): Extract<RunOutcome, { ok: false }> {
+  if (outcome.ok)
+    throw new Error(`expected ${kind}, got success: ${JSON.stringify(outcome.result)}`);
   expect(outcome.kind, outcome.message).toBe(kind);
   return outcome;
 }
 
 /** Waits `ms` milliseconds. */
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+export const sleep = (ms: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, ms));

@@ -5,17 +5,29 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { compileIsolateModules, ENTRY_SPECIFIER, findIsolateSourceDir } from '../../src/sandbox/isolate-code.js';
+import {
+  compileIsolateModules,
+  ENTRY_SPECIFIER,
+  findIsolateSourceDir,
+} from '../../src/sandbox/isolate-code.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
 describe('isolate sources', () => {
-  it('type-check under sdk-templates/isolate/tsconfig.json (ES2022, no Node types)', { timeout: 60_000 }, () => {
-    const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-    const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'sdk-templates', 'isolate', 'tsconfig.json')], { encoding: 'utf8' });
-    expect(result.stdout + result.stderr).toBe('');
-    expect(result.status).toBe(0);
-  });
+  it(
+    'type-check under sdk-templates/isolate/tsconfig.json (ES2022, no Node types)',
+    { timeout: 60_000 },
+    () => {
+      const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+      const result = spawnSync(
+        process.execPath,
+        [tsc, '-p', join(root, 'sdk-templates', 'isolate', 'tsconfig.json')],
+        { encoding: 'utf8' },
+      );
+      expect(result.stdout + result.stderr).toBe('');
+      expect(result.status).toBe(0);
+    },
+  );
 
   it('compile to ES modules named isocode:isolate/*, with the bootstrap entry', async () => {
     const modules = await compileIsolateModules(findIsolateSourceDir());
@@ -32,7 +44,10 @@ describe('isolate sources', () => {
       await writeFile(join(dir, 'other.ts'), 'export const x: number = 1;\n');
       await expect(compileIsolateModules(dir)).rejects.toMatchObject({ code: 'INVALID_CONFIG' });
       await writeFile(join(dir, 'bootstrap.ts'), 'export const = ;\n');
-      await expect(compileIsolateModules(dir)).rejects.toMatchObject({ code: 'INVALID_CONFIG', message: expect.stringContaining('bootstrap.ts') as string });
+      await expect(compileIsolateModules(dir)).rejects.toMatchObject({
+        code: 'INVALID_CONFIG',
+        message: expect.stringContaining('bootstrap.ts') as string,
+      });
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -4,7 +4,14 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { capLength, formatArgs, formatValue, thrownText, truncateUtf8, utf8Length } from '../../sdk-templates/isolate/text.js';
+import {
+  capLength,
+  formatArgs,
+  formatValue,
+  thrownText,
+  truncateUtf8,
+  utf8Length,
+} from '../../sdk-templates/isolate/text.js';
 
 describe('utf8Length', () => {
   it('agrees with Buffer.byteLength on any string, lone surrogates included', () => {
@@ -51,7 +58,9 @@ describe('truncateUtf8', () => {
 
 describe('formatValue', () => {
   it('formats primitives, errors, functions and objects', () => {
-    expect(formatArgs(['a', 1, true, null, undefined, 10n, Symbol('s')])).toBe('a 1 true null undefined 10n Symbol(s)');
+    expect(formatArgs(['a', 1, true, null, undefined, 10n, Symbol('s')])).toBe(
+      'a 1 true null undefined 10n Symbol(s)',
+    );
     expect(formatValue(new TypeError('bad'))).toBe('TypeError: bad');
     expect(formatValue(function named() {})).toBe('[Function: named]');
     expect(formatValue({ a: [1, { b: 'c' }] })).toBe('{"a":[1,{"b":"c"}]}');

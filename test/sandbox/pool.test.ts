@@ -3,7 +3,10 @@ import { describe, expect, it, vi } from 'vitest';
 import { SandboxPool } from '../../src/sandbox/index.js';
 import { expectFailure, expectOk, recordingDispatch, runBody, sleep } from './helpers.js';
 
-async function withPool<T>(options: ConstructorParameters<typeof SandboxPool>[0], body: (pool: SandboxPool) => Promise<T>): Promise<T> {
+async function withPool<T>(
+  options: ConstructorParameters<typeof SandboxPool>[0],
+  body: (pool: SandboxPool) => Promise<T>,
+): Promise<T> {
   const pool = new SandboxPool(options);
   try {
     return await body(pool);
@@ -24,7 +27,9 @@ describe('SandboxPool', () => {
   it('uses a fresh isolate and context for every run and refills off the hot path', async () => {
     await withPool({ size: 2 }, async (pool) => {
       await pool.warmup();
-      expect(expectOk(await runBody(pool, `globalThis.marker = 'set'; return typeof marker;`))).toBe('string');
+      expect(
+        expectOk(await runBody(pool, `globalThis.marker = 'set'; return typeof marker;`)),
+      ).toBe('string');
       expect(expectOk(await runBody(pool, `return typeof globalThis.marker;`))).toBe('undefined');
       await vi.waitFor(() => expect(pool.stats().warm).toBe(2));
       expect(pool.stats()).toEqual({ alive: 2, warm: 2, running: 0, created: 4, disposed: 2 });
@@ -41,7 +46,10 @@ describe('SandboxPool', () => {
       await vi.waitFor(() => expect(pool.stats().warm).toBe(1));
       const after = pool.stats();
       expect(after).toEqual({ alive: 1, warm: 1, running: 0, created: 2, disposed: 1 });
-      expectFailure(await runBody(pool, `const a = []; while (true) a.push(new Array(1e4).fill(0));`), 'memory');
+      expectFailure(
+        await runBody(pool, `const a = []; while (true) a.push(new Array(1e4).fill(0));`),
+        'memory',
+      );
       await vi.waitFor(() => expect(pool.stats().warm).toBe(1));
       expect(pool.stats()).toEqual({ alive: 1, warm: 1, running: 0, created: 3, disposed: 2 });
     });
@@ -86,7 +94,9 @@ describe('SandboxPool', () => {
     await pool.close();
     expect(dispatchSettled).toBe(true);
     for (const outcome of await Promise.all([waiting, spinning])) {
-      expect(expectFailure(outcome, 'aborted').message).toBe('the run was aborted: the sandbox is shutting down');
+      expect(expectFailure(outcome, 'aborted').message).toBe(
+        'the run was aborted: the sandbox is shutting down',
+      );
     }
     const stats = pool.stats();
     expect(stats).toMatchObject({ alive: 0, warm: 0, running: 0 });
@@ -96,8 +106,14 @@ describe('SandboxPool', () => {
   });
 
   it('refuses invalid options', () => {
-    expect(() => new SandboxPool({ size: -1 })).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG' }) as Error);
-    expect(() => new SandboxPool({ watchdogIntervalMs: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG' }) as Error);
-    expect(() => new SandboxPool({ defaultLimits: { maxCalls: 1.5 } })).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG' }) as Error);
+    expect(() => new SandboxPool({ size: -1 })).toThrow(
+      expect.objectContaining({ code: 'INVALID_CONFIG' }) as Error,
+    );
+    expect(() => new SandboxPool({ watchdogIntervalMs: 0 })).toThrow(
+      expect.objectContaining({ code: 'INVALID_CONFIG' }) as Error,
+    );
+    expect(() => new SandboxPool({ defaultLimits: { maxCalls: 1.5 } })).toThrow(
+      expect.objectContaining({ code: 'INVALID_CONFIG' }) as Error,
+    );
   });
 });

@@ -10,9 +10,17 @@ import { describe, expect, it } from 'vitest';
 const fixture = fileURLToPath(new URL('./fixtures/exit-after-kills.ts', import.meta.url));
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
-function runChild(): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+function runChild(): Promise<{
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', fixture], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', fixture], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -27,11 +35,15 @@ function runChild(): Promise<{ code: number | null; signal: NodeJS.Signals | nul
 }
 
 describe('process health', () => {
-  it('exits cleanly with code 0 after memory and CPU kills once the pool is closed', { timeout: 120_000 }, async () => {
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const { code, signal, stdout, stderr } = await runChild();
-      expect({ code, signal, stderr }).toEqual({ code: 0, signal: null, stderr: '' });
-      expect(JSON.parse(stdout.trim())).toEqual(['memory', 'timeout', 'aborted', 'aborted']);
-    }
-  });
+  it(
+    'exits cleanly with code 0 after memory and CPU kills once the pool is closed',
+    { timeout: 120_000 },
+    async () => {
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const { code, signal, stdout, stderr } = await runChild();
+        expect({ code, signal, stderr }).toEqual({ code: 0, signal: null, stderr: '' });
+        expect(JSON.parse(stdout.trim())).toEqual(['memory', 'timeout', 'aborted', 'aborted']);
+      }
+    },
+  );
 });

@@ -3,65 +3,125 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SandboxPool, type LogEntry } from '../../src/sandbox/index.js';
 import { expectFailure, expectOk, program, recordingDispatch, runBody, sleep } from './helpers.js';
 
-const pool = new SandboxPool({ size: 2, defaultLimits: { cpuMs: 500, wallMs: 2_000, memoryMb: 32 } });
+const pool = new SandboxPool({
+  size: 2,
+  defaultLimits: { cpuMs: 500, wallMs: 2_000, memoryMb: 32 },
+});
 beforeAll(() => pool.warmup());
 afterAll(() => pool.close());
 
 describe('results', () => {
   it('returns the JSON value; undefined becomes null', async () => {
-    expect(expectOk(await runBody(pool, `return { a: [1, 'x', null, true], b: { c: 1.5 } };`))).toEqual({ a: [1, 'x', null, true], b: { c: 1.5 } });
+    expect(
+      expectOk(await runBody(pool, `return { a: [1, 'x', null, true], b: { c: 1.5 } };`)),
+    ).toEqual({ a: [1, 'x', null, true], b: { c: 1.5 } });
     expect(expectOk(await runBody(pool, `const x = 1;`))).toBeNull();
     expect(expectOk(await runBody(pool, `return undefined;`))).toBeNull();
-    expect(expectOk(await runBody(pool, `return { toJSON() { return 'custom'; } };`))).toBe('custom');
+    expect(expectOk(await runBody(pool, `return { toJSON() { return 'custom'; } };`))).toBe(
+      'custom',
+    );
   });
 
   it('reports values that are not JSON as invalid-output', async () => {
-    for (const body of ['return () => 1;', 'return 10n;', 'return Symbol("s");', 'const a = {}; a.self = a; return a;', 'return { toJSON() { throw new Error("nope"); } };']) {
+    for (const body of [
+      'return () => 1;',
+      'return 10n;',
+      'return Symbol("s");',
+      'const a = {}; a.self = a; return a;',
+      'return { toJSON() { throw new Error("nope"); } };',
+    ]) {
       const failure = expectFailure(await runBody(pool, body), 'invalid-output');
       expect(failure.message).toMatch(/^the returned value is not JSON/);
     }
   });
 
   it('caps the result bytes (UTF-8, checked by the host)', async () => {
-    const failure = expectFailure(await runBody(pool, `return 'é'.repeat(600);`, { limits: { maxResultBytes: 1000 } }), 'output-limit');
-    expect(failure.message).toBe("the returned value's JSON is 1202 bytes; the limit is 1000 bytes");
-    expectFailure(await runBody(pool, `return 'x'.repeat(5000);`, { limits: { maxResultBytes: 1000 } }), 'output-limit');
-    expect(expectOk(await runBody(pool, `return 'é'.repeat(400);`, { limits: { maxResultBytes: 1000 } }))).toHaveLength(400);
+    const failure = expectFailure(
+      await runBody(pool, `return 'é'.repeat(600);`, { limits: { maxResultBytes: 1000 } }),
+      'output-limit',
+    );
+    expect(failure.message).toBe(
+      "the returned value's JSON is 1202 bytes; the limit is 1000 bytes",
+    );
+    expectFailure(
+      await runBody(pool, `return 'x'.repeat(5000);`, { limits: { maxResultBytes: 1000 } }),
+      'output-limit',
+    );
+    expect(
+      expectOk(
+        await runBody(pool, `return 'é'.repeat(400);`, { limits: { maxResultBytes: 1000 } }),
+      ),
+    ).toHaveLength(400);
   });
 });
 
 describe('exceptions', () => {
   it('reports the message and the program line and column', async () => {
-    const failure = expectFailure(await runBody(pool, `const a = 1;\nfunction f() {\n  throw new RangeError('bad ' + a);\n}\nf();`), 'exception');
+    const failure = expectFailure(
+      await runBody(
+        pool,
+        `const a = 1;\nfunction f() {\n  throw new RangeError('bad ' + a);\n}\nf();`,
+      ),
+      'exception',
+    );
     expect(failure).toMatchObject({ message: 'RangeError: bad 1', line: 3, column: 9 });
     const asyncFailure = expectFailure(await runBody(pool, `await null;\nnull.x;`), 'exception');
-    expect(asyncFailure).toMatchObject({ message: "TypeError: Cannot read properties of null (reading 'x')", line: 2, column: 6 });
+    expect(asyncFailure).toMatchObject({
+      message: "TypeError: Cannot read properties of null (reading 'x')",
+      line: 2,
+      column: 6,
+    });
   });
 
   it('reports thrown non-errors and strange errors', async () => {
-    expect(expectFailure(await runBody(pool, `throw 'boom';`), 'exception').message).toBe('Uncaught boom');
-    expect(expectFailure(await runBody(pool, `throw { code: 1 };`), 'exception').message).toBe('Error');
+    expect(expectFailure(await runBody(pool, `throw 'boom';`), 'exception').message).toBe(
+      'Uncaught boom',
+    );
+    expect(expectFailure(await runBody(pool, `throw { code: 1 };`), 'exception').message).toBe(
+      'Error',
+    );
     const hostile = `throw { get name() { throw 1; }, get message() { while (false); return 'm'; }, get stack() { throw 2; } };`;
     expect(expectFailure(await runBody(pool, hostile), 'exception').message).toBe('Error: m');
-    const failure = expectFailure(await runBody(pool, `throw Object.assign(new Error('x'), { stack: 'forged' });`), 'exception');
+    const failure = expectFailure(
+      await runBody(pool, `throw Object.assign(new Error('x'), { stack: 'forged' });`),
+      'exception',
+    );
     expect(failure.line).toBeUndefined();
   });
 
   it('keeps positions in the JS when no mapper is given, and drops those the mapper rejects', async () => {
     const { dispatch } = recordingDispatch();
-    const raw = expectFailure(await pool.run({ js: program(`throw new Error('x');`), bindings: [], dispatch }), 'exception');
+    const raw = expectFailure(
+      await pool.run({ js: program(`throw new Error('x');`), bindings: [], dispatch }),
+      'exception',
+    );
     expect([raw.line, raw.column]).toEqual([3, 7]);
-    const dropped = expectFailure(await pool.run({ js: program(`throw new Error('x');`), bindings: [], dispatch, mapPosition: () => undefined }), 'exception');
+    const dropped = expectFailure(
+      await pool.run({
+        js: program(`throw new Error('x');`),
+        bindings: [],
+        dispatch,
+        mapPosition: () => undefined,
+      }),
+      'exception',
+    );
     expect(dropped.line).toBeUndefined();
   });
 
   it('reports a syntax error of the JS with its position', async () => {
     const failure = expectFailure(await runBody(pool, `let x = ;`), 'exception');
-    expect(failure).toMatchObject({ message: "SyntaxError: Unexpected token ';'", line: 1, column: 9 });
+    expect(failure).toMatchObject({
+      message: "SyntaxError: Unexpected token ';'",
+      line: 1,
+      column: 9,
+    });
   });
 
   it('reports deep recursion as an exception', async () => {
-    const failure = expectFailure(await runBody(pool, `function f(n) { return f(n + 1) + 1; }\nf(0);`), 'exception');
+    const failure = expectFailure(
+      await runBody(pool, `function f(n) { return f(n + 1) + 1; }\nf(0);`),
+      'exception',
+    );
     expect(failure.message).toBe('RangeError: Maximum call stack size exceeded');
   });
 });
@@ -84,7 +144,9 @@ describe('console', () => {
     ];
     expect(outcome.logs).toEqual(expected);
     expect(streamed).toEqual(expected);
-    expect(outcome.stats.logBytes).toBe(expected.reduce((n, e) => n + Buffer.byteLength(e.text) + 1, 0));
+    expect(outcome.stats.logBytes).toBe(
+      expected.reduce((n, e) => n + Buffer.byteLength(e.text) + 1, 0),
+    );
   });
 
   it('is not broken by hostile arguments', async () => {
@@ -96,33 +158,56 @@ describe('console', () => {
        return 'ok';`,
     );
     expect(expectOk(outcome)).toBe('ok');
-    expect(outcome.logs.map((e) => e.text)).toEqual(['[object Object]', '[unprintable value]', 'still here']);
+    expect(outcome.logs.map((e) => e.text)).toEqual([
+      '[object Object]',
+      '[unprintable value]',
+      'still here',
+    ]);
   });
 
   it('ends the run past maxLogBytes, keeping what fit', async () => {
-    const failure = expectFailure(await runBody(pool, `for (let i = 0; ; i++) console.log('line ' + i);`, { limits: { maxLogBytes: 100 } }), 'output-limit');
+    const failure = expectFailure(
+      await runBody(pool, `for (let i = 0; ; i++) console.log('line ' + i);`, {
+        limits: { maxLogBytes: 100 },
+      }),
+      'output-limit',
+    );
     expect(failure.message).toMatch(/console output exceeded 100 bytes/);
     expect(failure.stats.truncatedLogs).toBe(true);
     // "line 0"…"line 9" cost 7 bytes each, "line 10"… 8: 94 bytes fit, then "line 13" is cut to "line ".
-    expect(failure.logs.map((e) => e.text)).toEqual([...Array.from({ length: 13 }, (_, i) => `line ${i}`), 'line ']);
+    expect(failure.logs.map((e) => e.text)).toEqual([
+      ...Array.from({ length: 13 }, (_, i) => `line ${i}`),
+      'line ',
+    ]);
     expect(failure.stats.logBytes).toBe(100);
   });
 });
 
 describe('time limits', () => {
   it('stops a synchronous spin (CPU limit)', async () => {
-    const failure = expectFailure(await runBody(pool, `while (true) {}`, { limits: { cpuMs: 100 } }), 'timeout');
+    const failure = expectFailure(
+      await runBody(pool, `while (true) {}`, { limits: { cpuMs: 100 } }),
+      'timeout',
+    );
     expect(failure.message).toMatch(/CPU time limit/);
     expect(failure.stats.cpuMs).toBeGreaterThanOrEqual(100);
   });
 
   it('stops a spin after an await (CPU limit, watchdog)', async () => {
-    const failure = expectFailure(await runBody(pool, `await null; await tools.echo({}); while (true) {}`, { limits: { cpuMs: 100 } }), 'timeout');
+    const failure = expectFailure(
+      await runBody(pool, `await null; await tools.echo({}); while (true) {}`, {
+        limits: { cpuMs: 100 },
+      }),
+      'timeout',
+    );
     expect(failure.message).toMatch(/CPU time limit/);
   });
 
   it('stops a program awaiting forever (wall-clock limit)', async () => {
-    const failure = expectFailure(await runBody(pool, `await new Promise(() => {});`, { limits: { wallMs: 150 } }), 'timeout');
+    const failure = expectFailure(
+      await runBody(pool, `await new Promise(() => {});`, { limits: { wallMs: 150 } }),
+      'timeout',
+    );
     expect(failure.message).toMatch(/wall-clock limit/);
     expect(failure.stats.cpuMs).toBeLessThan(100);
   });
@@ -132,7 +217,10 @@ describe('time limits', () => {
       await sleep(150);
       return { ok: true, value: 1 };
     });
-    const outcome = await runBody(pool, `return await tools.echo({});`, { dispatch, limits: { cpuMs: 100 } });
+    const outcome = await runBody(pool, `return await tools.echo({});`, {
+      dispatch,
+      limits: { cpuMs: 100 },
+    });
     expect(expectOk(outcome)).toBe(1);
   });
 });
@@ -140,7 +228,10 @@ describe('time limits', () => {
 describe('memory and aborts', () => {
   it('reports a memory bomb as memory', async () => {
     const body = `const a = []; while (true) a.push(new Array(10000).fill(a.length));`;
-    const failure = expectFailure(await runBody(pool, body, { limits: { cpuMs: 20_000, wallMs: 60_000 } }), 'memory');
+    const failure = expectFailure(
+      await runBody(pool, body, { limits: { cpuMs: 20_000, wallMs: 60_000 } }),
+      'memory',
+    );
     expect(failure.message).toBe('the program exceeded its memory limit of 32 MiB');
   });
 
@@ -158,17 +249,31 @@ describe('memory and aborts', () => {
       (_tool, _args, signal) =>
         new Promise((resolve) => {
           controller.abort();
-          signal.addEventListener('abort', () => resolve({ ok: false, code: 'ABORTED', message: 'aborted' }));
+          signal.addEventListener('abort', () =>
+            resolve({ ok: false, code: 'ABORTED', message: 'aborted' }),
+          );
         }),
     );
-    const failure = expectFailure(await runBody(pool, `await tools.echo({}); return 'unreachable';`, { dispatch, signal: controller.signal }), 'aborted');
+    const failure = expectFailure(
+      await runBody(pool, `await tools.echo({}); return 'unreachable';`, {
+        dispatch,
+        signal: controller.signal,
+      }),
+      'aborted',
+    );
     expect(failure.message).toBe('the run was aborted');
     expect(calls[0]?.signal.aborted).toBe(true);
   });
 
   it('refuses invalid limits', async () => {
-    await expect(runBody(pool, `return 1;`, { limits: { cpuMs: 0 } })).rejects.toMatchObject({ code: 'INVALID_CONFIG' });
-    await expect(runBody(pool, `return 1;`, { limits: { memoryMb: 4 } })).rejects.toMatchObject({ code: 'INVALID_CONFIG' });
-    await expect(runBody(pool, `return 1;`, { limits: { bogus: 1 } as never })).rejects.toMatchObject({ code: 'INVALID_CONFIG' });
+    await expect(runBody(pool, `return 1;`, { limits: { cpuMs: 0 } })).rejects.toMatchObject({
+      code: 'INVALID_CONFIG',
+    });
+    await expect(runBody(pool, `return 1;`, { limits: { memoryMb: 4 } })).rejects.toMatchObject({
+      code: 'INVALID_CONFIG',
+    });
+    await expect(
+      runBody(pool, `return 1;`, { limits: { bogus: 1 } as never }),
+    ).rejects.toMatchObject({ code: 'INVALID_CONFIG' });
   });
 });
