@@ -83,13 +83,13 @@ describe('mcpTools over streamable HTTP: server-everything', () => {
     expect(((await rejection(long)) as Error).message).toBe('stop');
 
     // the server dies mid-call
-    const inFlight = tool(ev.tools, 'web.trigger-long-running-operation').execute(
-      { duration: 30, steps: 30 },
-      ctx(),
+    // (the handler is attached at once: the rejection lands while the test awaits the kill)
+    const inFlight = rejection(
+      tool(ev.tools, 'web.trigger-long-running-operation').execute({ duration: 30, steps: 30 }, ctx()),
     );
     await new Promise((r) => setTimeout(r, 100));
     await stop(children[0] as ChildProcess);
-    const lost = await rejection(inFlight);
+    const lost = await inFlight;
     expect(isIsocodeError(lost) && lost.code).toBe('UPSTREAM_UNAVAILABLE');
     expect((lost as Error).message).toMatch(/^upstream MCP server "web" is not reachable: /);
 
