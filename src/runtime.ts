@@ -187,8 +187,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         },
       }),
     );
-    const codeScopes = registry.scopeIds().some((id) => registry.mode(id) !== 'native');
-    if (codeMode.warmup ?? codeScopes) await runner.warmup?.();
+    const codeScopes = registry.scopeIds().filter((id) => registry.mode(id) !== 'native');
+    // Start the checker and the isolate pool now, and compile the SDKs of code-mode scopes (distinct texts only).
+    if (codeMode.warmup ?? codeScopes.length > 0) {
+      const distinct = new Map(codeScopes.map((id) => sdks.sdk(id)).map((sdk) => [sdk.hash, sdk]));
+      await runner.warmup?.([...distinct.values()]);
+    }
   }
 
   const sections = (scope: string): PromptSection[] => {

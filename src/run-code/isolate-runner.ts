@@ -241,8 +241,8 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
   return {
     run,
     check,
-    async warmup() {
-      await Promise.all([pool.warmup(), checker?.warmup()]);
+    async warmup(sdks = []) {
+      await Promise.all([pool.warmup(), checker?.warmup(), ...(checker ? sdks.map((sdk) => checker.warmup(sdk)) : [])]);
     },
     async close() {
       await Promise.allSettled([pool.close(), checker?.close()]);

@@ -104,6 +104,7 @@ export interface CodeRunner {
   run(program: { code: string; description: string }, ctx: RunnerContext): Promise<RunCodeValue>;
   /** Type-checks (and syntax-checks) a program against an SDK without running it. */
   check?(code: string, sdk: ScopeSdk, signal?: AbortSignal): Promise<ProgramDiagnostic[]>;
-  warmup?(): Promise<void>;
+  /** Starts processes and pools; `sdks` are the SDKs to prepare (compile) ahead of the first run. */
+  warmup?(sdks?: readonly ScopeSdk[]): Promise<void>;
   close?(): Promise<void>;
 }
