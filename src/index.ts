@@ -17,7 +17,13 @@ export type {
   OutcomeSummary,
 } from './tools/types.js';
 export { createRuntime } from './runtime.js';
-export type { Runtime, RuntimeOptions, CodeModeOptions, RuntimeStats, PromptSection } from './runtime.js';
+export type {
+  Runtime,
+  RuntimeOptions,
+  CodeModeOptions,
+  RuntimeStats,
+  PromptSection,
+} from './runtime.js';
 export type { TypecheckMode, RunTimings, IsolateRunnerOptions } from './run-code/isolate-runner.js';
 export type { RenderedSdk, SdkBinding, SdkWarning } from './sdk/index.js';
 export type { SandboxLimits } from './sandbox/index.js';
@@ -50,7 +56,12 @@ export type {
 } from './executor/types.js';
 export { STAGES } from './executor/types.js';
 export type { Approver, ApprovalOutcome, ApprovalRequest } from './executor/approval.js';
-export type { ExecutorEvent, ExecutorEventType, EventListener, AuditOptions } from './executor/events.js';
+export type {
+  ExecutorEvent,
+  ExecutorEventType,
+  EventListener,
+  AuditOptions,
+} from './executor/events.js';
 export type { ParentToken } from './executor/tokens.js';
 export type {
   CodeRunner,

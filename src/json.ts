@@ -1,7 +1,8 @@
 /** JSON values and a strict plain-JSON check used at every trust boundary. */
 
 /** A JSON value. */
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+export type JsonValue =
+  null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 /** A JSON object. */
 export type JsonObject = { [key: string]: JsonValue };
 
@@ -45,15 +46,18 @@ export function findJsonProblem(value: unknown, maxDepth = 256): JsonProblem | u
     try {
       if (Array.isArray(obj)) {
         for (let i = 0; i < obj.length; i++) {
-          if (!Object.prototype.hasOwnProperty.call(obj, i)) return { path: `${path}[${i}]`, problem: 'sparse array hole' };
+          if (!Object.prototype.hasOwnProperty.call(obj, i))
+            return { path: `${path}[${i}]`, problem: 'sparse array hole' };
           const p = visit((obj as unknown[])[i], `${path}[${i}]`, depth + 1);
           if (p) return p;
         }
         return undefined;
       }
       const proto: unknown = Object.getPrototypeOf(obj);
-      if (proto !== Object.prototype && proto !== null) return { path, problem: 'not a plain object' };
-      if (Object.getOwnPropertySymbols(obj).length > 0) return { path, problem: 'symbol keys are not JSON' };
+      if (proto !== Object.prototype && proto !== null)
+        return { path, problem: 'not a plain object' };
+      if (Object.getOwnPropertySymbols(obj).length > 0)
+        return { path, problem: 'symbol keys are not JSON' };
       for (const key of Object.keys(obj)) {
         const desc = Object.getOwnPropertyDescriptor(obj, key);
         const child = `${path}.${key}`;

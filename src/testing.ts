@@ -39,8 +39,18 @@ export function scriptedRunner(script: (api: ScriptApi) => unknown): CodeRunner 
           ctx.emit({ type: 'call-start', name });
           const r = await ctx.dispatch(name, args, signal);
           const durationMs = performance.now() - started;
-          calls.push(r.ok ? { name, ok: true, durationMs } : { name, ok: false, code: r.error.code, durationMs });
-          ctx.emit({ type: 'call-end', name, ok: r.ok, code: r.ok ? undefined : r.error.code, durationMs });
+          calls.push(
+            r.ok
+              ? { name, ok: true, durationMs }
+              : { name, ok: false, code: r.error.code, durationMs },
+          );
+          ctx.emit({
+            type: 'call-end',
+            name,
+            ok: r.ok,
+            code: r.ok ? undefined : r.error.code,
+            durationMs,
+          });
           return r;
         },
         log(text, level = 'log') {
@@ -52,13 +62,19 @@ export function scriptedRunner(script: (api: ScriptApi) => unknown): CodeRunner 
       try {
         result = await script(api);
       } catch (err) {
-        throw new IsocodeError('CODE_RUN_FAILED', err instanceof Error ? err.message : String(err), {
-          details: { kind: ctx.signal.aborted ? 'aborted' : 'exception', logs, calls },
-        });
+        throw new IsocodeError(
+          'CODE_RUN_FAILED',
+          err instanceof Error ? err.message : String(err),
+          {
+            details: { kind: ctx.signal.aborted ? 'aborted' : 'exception', logs, calls },
+          },
+        );
       }
       const value = result === undefined ? null : result;
       if (findJsonProblem(value)) {
-        throw new IsocodeError('CODE_RUN_FAILED', 'the script returned a value that is not JSON', { details: { kind: 'invalid-output', logs, calls } });
+        throw new IsocodeError('CODE_RUN_FAILED', 'the script returned a value that is not JSON', {
+          details: { kind: 'invalid-output', logs, calls },
+        });
       }
       const out: RunCodeValue = { result: value as JsonValue, logs, calls };
       return out;

@@ -8,7 +8,11 @@ const root = resolve(import.meta.dirname, '..');
 
 describe('the README library example', () => {
   it('runs and prints the warmest city', async () => {
-    const { stdout } = await run(process.execPath, ['--no-node-snapshot', '--import', 'tsx', 'examples/library.ts'], { cwd: root });
+    const { stdout } = await run(
+      process.execPath,
+      ['--no-node-snapshot', '--import', 'tsx', 'examples/library.ts'],
+      { cwd: root },
+    );
     expect(stdout).toContain("[ 'run_code' ]");
     expect(stdout).toContain('checked 3 cities');
     expect(stdout).toContain('Nairobi');

@@ -29,7 +29,9 @@ describe('the public API', () => {
   });
 
   it('the testing entry pulls no server, MCP server or CLI code either', () => {
-    expect([...graph('src/testing.ts')].filter((f) => /^src\/(server|mcp|cli)\//.test(f))).toEqual([]);
+    expect([...graph('src/testing.ts')].filter((f) => /^src\/(server|mcp|cli)\//.test(f))).toEqual(
+      [],
+    );
   });
 
   it('exports explicit, documented names (no accidental internals)', () => {

@@ -3,7 +3,13 @@ import { z } from 'zod';
 import { createRuntime, defineTool, isIsocodeError } from '../src/index.js';
 import { scriptedRunner } from '../src/testing.js';
 
-const t = (name: string) => defineTool({ name, description: `the ${name} tool`, input: z.object({ a: z.string().optional() }), execute: () => name });
+const t = (name: string) =>
+  defineTool({
+    name,
+    description: `the ${name} tool`,
+    input: z.object({ a: z.string().optional() }),
+    execute: () => name,
+  });
 
 async function expectCode(p: Promise<unknown> | (() => unknown), code: string, text?: string) {
   try {
@@ -20,36 +26,82 @@ async function expectCode(p: Promise<unknown> | (() => unknown), code: string, t
 }
 
 describe('tool registration', () => {
-  it.each(['', 'a b', 'x'.repeat(65), '.lead', 'trail.', 'a..b', 'ünï', 'a/b'])('refuses the bad name %j', async (name) => {
-    await expectCode(createRuntime({ tools: [t(name)] }), 'INVALID_TOOL_DEFINITION', 'invalid tool name');
-  });
+  it.each(['', 'a b', 'x'.repeat(65), '.lead', 'trail.', 'a..b', 'ünï', 'a/b'])(
+    'refuses the bad name %j',
+    async (name) => {
+      await expectCode(
+        createRuntime({ tools: [t(name)] }),
+        'INVALID_TOOL_DEFINITION',
+        'invalid tool name',
+      );
+    },
+  );
 
   it('accepts letters, digits, _, - and . up to 64 characters', async () => {
-    const rt = await createRuntime({ tools: [t('fs.read_file'), t('get-user'), t('A9'), t('x'.repeat(64))] });
+    const rt = await createRuntime({
+      tools: [t('fs.read_file'), t('get-user'), t('A9'), t('x'.repeat(64))],
+    });
     expect(rt.schemas().length).toBe(4);
   });
 
   it('refuses duplicates and the reserved run_code', async () => {
-    await expectCode(createRuntime({ tools: [t('a'), t('a')] }), 'INVALID_TOOL_DEFINITION', 'duplicate');
-    await expectCode(createRuntime({ tools: [t('run_code')] }), 'INVALID_TOOL_DEFINITION', 'reserved');
+    await expectCode(
+      createRuntime({ tools: [t('a'), t('a')] }),
+      'INVALID_TOOL_DEFINITION',
+      'duplicate',
+    );
+    await expectCode(
+      createRuntime({ tools: [t('run_code')] }),
+      'INVALID_TOOL_DEFINITION',
+      'reserved',
+    );
     const rt = await createRuntime({ tools: [t('a')] });
     await expectCode(() => rt.register([t('a')]), 'INVALID_TOOL_DEFINITION', 'duplicate');
   });
 
   it('refuses malformed definitions with the field named', async () => {
-    await expectCode(createRuntime({ tools: [{ name: 'x', description: 1, input: {}, execute: () => 1 } as never] }), 'INVALID_TOOL_DEFINITION', 'description');
-    await expectCode(createRuntime({ tools: [{ name: 'x', description: '', input: {} } as never] }), 'INVALID_TOOL_DEFINITION', 'execute');
-    await expectCode(createRuntime({ tools: [{ name: 'x', description: '', input: { type: 'nonsense' }, execute: () => 1 }] }), 'INVALID_TOOL_DEFINITION', 'invalid JSON Schema');
+    await expectCode(
+      createRuntime({
+        tools: [{ name: 'x', description: 1, input: {}, execute: () => 1 } as never],
+      }),
+      'INVALID_TOOL_DEFINITION',
+      'description',
+    );
+    await expectCode(
+      createRuntime({ tools: [{ name: 'x', description: '', input: {} } as never] }),
+      'INVALID_TOOL_DEFINITION',
+      'execute',
+    );
+    await expectCode(
+      createRuntime({
+        tools: [{ name: 'x', description: '', input: { type: 'nonsense' }, execute: () => 1 }],
+      }),
+      'INVALID_TOOL_DEFINITION',
+      'invalid JSON Schema',
+    );
   });
 
   it('exports zod schemas to JSON Schema and keeps plain JSON Schemas as given', async () => {
     const plain = { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] };
     const rt = await createRuntime({
-      tools: [defineTool({ name: 'z', description: 'd', input: z.object({ n: z.number().int() }), output: z.object({ ok: z.boolean() }), execute: () => ({ ok: true }) }), { name: 'j', description: 'd', input: plain, execute: () => 1 }],
+      tools: [
+        defineTool({
+          name: 'z',
+          description: 'd',
+          input: z.object({ n: z.number().int() }),
+          output: z.object({ ok: z.boolean() }),
+          execute: () => ({ ok: true }),
+        }),
+        { name: 'j', description: 'd', input: plain, execute: () => 1 },
+      ],
     });
     const [j, zz] = rt.schemas();
     expect(j?.inputSchema).toBe(plain);
-    expect(zz?.inputSchema).toMatchObject({ type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] });
+    expect(zz?.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { n: { type: 'integer' } },
+      required: ['n'],
+    });
     expect(zz?.outputSchema).toMatchObject({ properties: { ok: { type: 'boolean' } } });
   });
 });
@@ -85,31 +137,73 @@ describe('scopes and modes', () => {
     expect(rt.wireSchemas().map((s) => s.name)).toEqual(['a', 'b']);
     expect(rt.wireSchemas('c').map((s) => s.name)).toEqual(['run_code']);
     expect(rt.wireSchemas('b2').map((s) => s.name)).toEqual(['run_code', 'a', 'b']);
-    expect(rt.wireTools('openai', 'b2')[1]).toEqual({ type: 'function', function: { name: 'a', description: 'the a tool', parameters: expect.any(Object) as object } });
-    expect(rt.wireTools('anthropic', 'c')[0]).toMatchObject({ name: 'run_code', input_schema: { type: 'object', required: ['code', 'description'] } });
+    expect(rt.wireTools('openai', 'b2')[1]).toEqual({
+      type: 'function',
+      function: { name: 'a', description: 'the a tool', parameters: expect.any(Object) as object },
+    });
+    expect(rt.wireTools('anthropic', 'c')[0]).toMatchObject({
+      name: 'run_code',
+      input_schema: { type: 'object', required: ['code', 'description'] },
+    });
     expect(rt.wireTools('mcp')[0]).toMatchObject({ name: 'a', inputSchema: { type: 'object' } });
   });
 
   it('run_code cannot be denied or allowed by name, and bad scope declarations are refused', async () => {
-    await expectCode(createRuntime({ scopes: { x: { deny: ['run_code'] } } }), 'INVALID_SCOPE', 'reserved');
-    await expectCode(createRuntime({ scopes: { x: { allow: ['run_code'] } } }), 'INVALID_SCOPE', 'reserved');
-    await expectCode(createRuntime({ scopes: { x: { mode: 'hybrid' as never } } }), 'INVALID_SCOPE', 'mode');
-    await expectCode(createRuntime({ scopes: { x: { parent: 'nowhere' } } }), 'INVALID_SCOPE', 'unknown parent');
-    await expectCode(createRuntime({ scopes: { x: { parent: 'y' }, y: { parent: 'x' } } }), 'INVALID_SCOPE');
-    await expectCode(createRuntime({ scopes: { x: { colour: 'red' } as never } }), 'INVALID_SCOPE', 'colour');
+    await expectCode(
+      createRuntime({ scopes: { x: { deny: ['run_code'] } } }),
+      'INVALID_SCOPE',
+      'reserved',
+    );
+    await expectCode(
+      createRuntime({ scopes: { x: { allow: ['run_code'] } } }),
+      'INVALID_SCOPE',
+      'reserved',
+    );
+    await expectCode(
+      createRuntime({ scopes: { x: { mode: 'hybrid' as never } } }),
+      'INVALID_SCOPE',
+      'mode',
+    );
+    await expectCode(
+      createRuntime({ scopes: { x: { parent: 'nowhere' } } }),
+      'INVALID_SCOPE',
+      'unknown parent',
+    );
+    await expectCode(
+      createRuntime({ scopes: { x: { parent: 'y' }, y: { parent: 'x' } } }),
+      'INVALID_SCOPE',
+    );
+    await expectCode(
+      createRuntime({ scopes: { x: { colour: 'red' } as never } }),
+      'INVALID_SCOPE',
+      'colour',
+    );
   });
 
   it('a wildcard never hides run_code in a code scope', async () => {
-    const rt = await createRuntime({ tools, scopes: { locked: { mode: 'code', deny: ['*'] } }, codeMode: { runner: scriptedRunner(() => 'ok') } });
+    const rt = await createRuntime({
+      tools,
+      scopes: { locked: { mode: 'code', deny: ['*'] } },
+      codeMode: { runner: scriptedRunner(() => 'ok') },
+    });
     expect(rt.wireSchemas('locked').map((s) => s.name)).toEqual(['run_code']);
     expect(rt.schemas('locked')).toEqual([]);
-    const res = await rt.execute({ name: 'run_code', args: { code: 'x', description: 'd' } }, { scope: 'locked' });
+    const res = await rt.execute(
+      { name: 'run_code', args: { code: 'x', description: 'd' } },
+      { scope: 'locked' },
+    );
     expect(res.ok).toBe(true);
   });
 
   it('run_code rejects a blank description and an empty program as INVALID_ARGS', async () => {
-    const rt = await createRuntime({ scopes: { default: { mode: 'code' } }, codeMode: { runner: scriptedRunner(() => 1) } });
-    const blank = await rt.execute({ name: 'run_code', args: { code: 'return 1', description: '   ' } });
+    const rt = await createRuntime({
+      scopes: { default: { mode: 'code' } },
+      codeMode: { runner: scriptedRunner(() => 1) },
+    });
+    const blank = await rt.execute({
+      name: 'run_code',
+      args: { code: 'return 1', description: '   ' },
+    });
     expect(!blank.ok && blank.error.code).toBe('INVALID_ARGS');
     expect(!blank.ok && blank.error.message).toContain('description');
     const empty = await rt.execute({ name: 'run_code', args: { code: '', description: 'x' } });

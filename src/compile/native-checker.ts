@@ -43,7 +43,9 @@ export interface NativeCheckerOptions {
 function positiveInt(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value < 1) {
-    throw new IsocodeError('INVALID_CONFIG', `${name} must be a positive integer`, { details: { [name]: value } });
+    throw new IsocodeError('INVALID_CONFIG', `${name} must be a positive integer`, {
+      details: { [name]: value },
+    });
   }
   return value;
 }
@@ -78,7 +80,9 @@ class NativeChecker implements TypeChecker {
     // could then declare globals) is rejected without type-checking, and one the transpiler cannot parse
     // never passes the check. The compiler's own syntax messages (with TS codes) come first otherwise.
     const transpiled = transpileProgram(program);
-    const escaped = transpiled.ok ? [] : transpiled.diagnostics.filter((d) => d.message === ESCAPE_MESSAGE);
+    const escaped = transpiled.ok
+      ? []
+      : transpiled.diagnostics.filter((d) => d.message === ESCAPE_MESSAGE);
     if (escaped.length > 0) {
       this.checks++;
       return escaped;
@@ -120,14 +124,19 @@ class NativeChecker implements TypeChecker {
     };
   }
 
-  private async run(program: string, sdk: SdkSource, signal: AbortSignal | undefined): Promise<Diagnostic[]> {
+  private async run(
+    program: string,
+    sdk: SdkSource,
+    signal: AbortSignal | undefined,
+  ): Promise<Diagnostic[]> {
     const session = await this.currentSession();
     return session.check(program, sdk, signal);
   }
 
   /** The running session, or a new one when there is none or the last one failed. */
   private currentSession(): Promise<NativeSession> {
-    if (this.closed) return Promise.reject(new IsocodeError('SHUTTING_DOWN', 'the type checker was closed'));
+    if (this.closed)
+      return Promise.reject(new IsocodeError('SHUTTING_DOWN', 'the type checker was closed'));
     if (this.session?.usable) return Promise.resolve(this.session);
     if (this.starting) return this.starting;
     const previous = this.session;
@@ -151,9 +160,16 @@ class NativeChecker implements TypeChecker {
 }
 
 function validate(program: unknown, sdk: unknown): void {
-  if (typeof program !== 'string') throw new IsocodeError('INVALID_ARGS', 'program must be a string');
+  if (typeof program !== 'string')
+    throw new IsocodeError('INVALID_ARGS', 'program must be a string');
   const s = sdk as Partial<SdkSource> | null;
-  if (typeof s !== 'object' || s === null || typeof s.text !== 'string' || typeof s.hash !== 'string' || s.hash === '') {
+  if (
+    typeof s !== 'object' ||
+    s === null ||
+    typeof s.text !== 'string' ||
+    typeof s.hash !== 'string' ||
+    s.hash === ''
+  ) {
     throw new IsocodeError('INVALID_ARGS', 'sdk must be { text: string, hash: non-empty string }');
   }
 }

@@ -87,7 +87,11 @@ export class DiagnosticMapper {
  * A diagnostic that is not in the program (in the SDK file, the configuration, or global): an internal
  * problem of isocode, reported at line 0 so that it is never silently dropped.
  */
-export function internalDiagnostic(diag: NativeDiagnostic, sdkFile: string, sdkText: string): Diagnostic {
+export function internalDiagnostic(
+  diag: NativeDiagnostic,
+  sdkFile: string,
+  sdkText: string,
+): Diagnostic {
   let where = 'the compiler configuration';
   if (diag.fileName === sdkFile) {
     const at = new LineMap(sdkText).position(diag.pos);

@@ -25,7 +25,8 @@ export function compilerProcess(api: API): ChildProcess | undefined {
     // An idle compiler does not keep Node alive (a forgotten close() must not hang a CLI); a check in
     // flight does, through its deadline timer. When Node exits, the compiler reads EOF and exits too.
     proc.unref();
-    for (const stream of [proc.stdin, proc.stdout]) (stream as { unref?: () => void } | null)?.unref?.();
+    for (const stream of [proc.stdin, proc.stdout])
+      (stream as { unref?: () => void } | null)?.unref?.();
   }
   return proc;
 }
@@ -51,9 +52,14 @@ export async function spawnCompiler(api: API): Promise<void> {
  */
 function swallowWriteErrors(stdin: Writable): void {
   stdin.on('error', noop);
-  const write = stdin.write.bind(stdin) as (chunk: unknown, encoding: unknown, callback: (error?: Error | null) => void) => boolean;
+  const write = stdin.write.bind(stdin) as (
+    chunk: unknown,
+    encoding: unknown,
+    callback: (error?: Error | null) => void,
+  ) => boolean;
   const patched = (chunk: unknown, encoding?: unknown, callback?: unknown): boolean => {
-    const done = (typeof encoding === 'function' ? encoding : callback) as ((error?: Error | null) => void) | undefined;
+    const done = (typeof encoding === 'function' ? encoding : callback) as
+      ((error?: Error | null) => void) | undefined;
     const enc = typeof encoding === 'function' ? undefined : encoding;
     if (stdin.writableEnded || stdin.destroyed) {
       if (done) process.nextTick(done);

@@ -165,20 +165,34 @@ export class NativeSession {
     const file = mainPath(project, slot);
     this.vfs.set(file, wrapForCheck(program));
     // Naming the changed file is what makes the compiler re-read it (else the previous program's results).
-    const snapshot = await this.guard(this.api.updateSnapshot({ fileChanges: { changed: [file] } }), deadline);
+    const snapshot = await this.guard(
+      this.api.updateSnapshot({ fileChanges: { changed: [file] } }),
+      deadline,
+    );
     try {
       const compiled = snapshot.getProject(configPath(project, slot));
-      if (!compiled) throw new IsocodeError('INTERNAL_ERROR', 'the type-check project is missing from the compiler');
+      if (!compiled)
+        throw new IsocodeError(
+          'INTERNAL_ERROR',
+          'the type-check project is missing from the compiler',
+        );
       // Semantic diagnostics omit syntax errors: ask for both; report syntax errors alone when there are any (as tsc).
       const [syntactic, semantic] = await this.guard(
-        Promise.all([compiled.program.getSyntacticDiagnostics(file), compiled.program.getSemanticDiagnostics(file)]),
+        Promise.all([
+          compiled.program.getSyntacticDiagnostics(file),
+          compiled.program.getSemanticDiagnostics(file),
+        ]),
         deadline,
       );
       const mapper = new DiagnosticMapper(program, file);
       const convert = (d: NativeDiagnostic, kind: Diagnostic['kind']): Diagnostic =>
-        d.fileName === file ? mapper.map(d, kind) : internalDiagnostic(d, project.sdkFile, project.text);
+        d.fileName === file
+          ? mapper.map(d, kind)
+          : internalDiagnostic(d, project.sdkFile, project.text);
       const found =
-        syntactic.length > 0 ? syntactic.map((d) => convert(d, 'syntax')) : semantic.map((d) => convert(d, 'typecheck'));
+        syntactic.length > 0
+          ? syntactic.map((d) => convert(d, 'syntax'))
+          : semantic.map((d) => convert(d, 'typecheck'));
       return this.select([...internal, ...found]);
     } finally {
       // Not awaited (saves a round trip); an undisposed snapshot leaks 0.25-0.75 MB in the compiler.
@@ -188,7 +202,10 @@ export class NativeSession {
 
   private select(diagnostics: Diagnostic[]): Diagnostic[] {
     return diagnostics
-      .filter((d) => d.category === 'error' || (this.settings.includeWarnings && d.category === 'warning'))
+      .filter(
+        (d) =>
+          d.category === 'error' || (this.settings.includeWarnings && d.category === 'warning'),
+      )
       .sort((a, b) => a.line - b.line || a.column - b.column)
       .slice(0, this.settings.maxDiagnostics);
   }
@@ -223,16 +240,23 @@ export class NativeSession {
     const configs: string[] = [];
     for (let slot = 0; slot < slots; slot++) {
       const config = `${dir}/s${slot}/tsconfig.json`;
-      this.vfs.set(config, JSON.stringify({ compilerOptions: COMPILER_OPTIONS, files: ['../sdk.d.ts', 'main.ts'] }));
+      this.vfs.set(
+        config,
+        JSON.stringify({ compilerOptions: COMPILER_OPTIONS, files: ['../sdk.d.ts', 'main.ts'] }),
+      );
       this.vfs.set(`${dir}/s${slot}/main.ts`, wrapForCheck(''));
       configs.push(config);
     }
     const ready = (async (): Promise<Diagnostic[]> => {
       const deadline = Date.now() + this.settings.timeoutMs;
-      const snapshot = await this.guard(this.api.updateSnapshot({ openProjects: configs }), deadline);
+      const snapshot = await this.guard(
+        this.api.updateSnapshot({ openProjects: configs }),
+        deadline,
+      );
       try {
         const first = configs[0] === undefined ? undefined : snapshot.getProject(configs[0]);
-        if (!first) throw new IsocodeError('INTERNAL_ERROR', 'the compiler did not open the SDK project');
+        if (!first)
+          throw new IsocodeError('INTERNAL_ERROR', 'the compiler did not open the SDK project');
         const p = first.program;
         const lists = await this.guard(
           Promise.all([
@@ -249,7 +273,16 @@ export class NativeSession {
         this.dispose(snapshot);
       }
     })();
-    return { hash: sdk.hash, text: sdk.text, dir, sdkFile, slots: new SlotPool(slots), ready, users: 0, retired: false };
+    return {
+      hash: sdk.hash,
+      text: sdk.text,
+      dir,
+      sdkFile,
+      slots: new SlotPool(slots),
+      ready,
+      users: 0,
+      retired: false,
+    };
   }
 
   /** Closes least recently used idle SDK projects beyond `maxSdks`. */
@@ -265,7 +298,9 @@ export class NativeSession {
 
   private closeProject(project: SdkProject): void {
     if (this.failure) return;
-    const configs = Array.from({ length: this.settings.slotsPerSdk }, (_, slot) => configPath(project, slot));
+    const configs = Array.from({ length: this.settings.slotsPerSdk }, (_, slot) =>
+      configPath(project, slot),
+    );
     const closed = project.ready
       .then(() => this.api.updateSnapshot({ closeProjects: configs }))
       .then((snapshot) => this.dispose(snapshot))

@@ -20,8 +20,9 @@ const OUTPUT_HEAD = /^\(async function\s*\(\)\s*\{\n/;
 const OUTPUT_TAIL = /\n\}\);?\n*$/;
 
 type AsyncFunctionConstructor = new (body: string) => unknown;
-const AsyncFunction = (Object.getPrototypeOf(async function () {}) as { constructor: AsyncFunctionConstructor })
-  .constructor;
+const AsyncFunction = (
+  Object.getPrototypeOf(async function () {}) as { constructor: AsyncFunctionConstructor }
+).constructor;
 
 /**
  * Transpiles a run_code program (the body of an async function, TypeScript) to a JS expression
@@ -29,11 +30,16 @@ const AsyncFunction = (Object.getPrototypeOf(async function () {}) as { construc
  * Syntax errors come back as `kind: 'syntax'` diagnostics in the program's own coordinates.
  */
 export function transpileProgram(program: string): TranspileResult {
-  if (typeof program !== 'string') throw new IsocodeError('INVALID_ARGS', 'program must be a string');
+  if (typeof program !== 'string')
+    throw new IsocodeError('INVALID_ARGS', 'program must be a string');
   const source = SOURCE_PREFIX + program + SOURCE_SUFFIX;
   let result;
   try {
-    result = transformSync('program.ts', source, { lang: 'ts', sourceType: 'script', sourcemap: true });
+    result = transformSync('program.ts', source, {
+      lang: 'ts',
+      sourceType: 'script',
+      sourcemap: true,
+    });
   } catch (cause) {
     throw new IsocodeError('INTERNAL_ERROR', 'the transpiler failed', { cause });
   }
@@ -46,7 +52,9 @@ export function transpileProgram(program: string): TranspileResult {
   const head = OUTPUT_HEAD.exec(result.code);
   const tail = OUTPUT_TAIL.exec(result.code);
   const body =
-    head && tail && tail.index >= head[0].length ? result.code.slice(head[0].length, tail.index) : undefined;
+    head && tail && tail.index >= head[0].length
+      ? result.code.slice(head[0].length, tail.index)
+      : undefined;
   if (body === undefined || !isFunctionBody(body)) {
     return { ok: false, diagnostics: [escapeDiagnostic()] };
   }
@@ -59,7 +67,8 @@ export function transpileProgram(program: string): TranspileResult {
     ok: true,
     js,
     mapPosition(line: number, column: number): ProgramPosition | undefined {
-      if (map === undefined || !Number.isInteger(line) || !Number.isInteger(column)) return undefined;
+      if (map === undefined || !Number.isInteger(line) || !Number.isInteger(column))
+        return undefined;
       decoded ??= decodeMappings(map.mappings);
       const pos = originalPosition(decoded, line - 1, column - 1);
       if (pos === undefined) return undefined;
@@ -89,11 +98,24 @@ export const ESCAPE_MESSAGE =
   "The program must be the body of one function: a '}' closes the enclosing function early (unbalanced braces).";
 
 function escapeDiagnostic(): Diagnostic {
-  return { kind: 'syntax', code: 0, category: 'error', message: ESCAPE_MESSAGE, line: 1, column: 1 };
+  return {
+    kind: 'syntax',
+    code: 0,
+    category: 'error',
+    message: ESCAPE_MESSAGE,
+    line: 1,
+    column: 1,
+  };
 }
 
-function toDiagnostic(error: OxcError, source: string, program: string, lines: LineMap): Diagnostic {
-  const toProgram = (byteOffset: number): number => utf8ToUtf16Offset(source, byteOffset) - SOURCE_PREFIX.length;
+function toDiagnostic(
+  error: OxcError,
+  source: string,
+  program: string,
+  lines: LineMap,
+): Diagnostic {
+  const toProgram = (byteOffset: number): number =>
+    utf8ToUtf16Offset(source, byteOffset) - SOURCE_PREFIX.length;
   const inProgram = (offset: number): boolean => offset >= 0 && offset < program.length;
   const [primary, ...others] = error.labels;
   const parts = [error.message];
@@ -107,12 +129,21 @@ function toDiagnostic(error: OxcError, source: string, program: string, lines: L
   }
   if (error.helpMessage) parts.push(`  help: ${error.helpMessage}`);
   if (primary === undefined) {
-    return { kind: 'syntax', code: 0, category: 'error', message: parts.join('\n'), line: 1, column: 1 };
+    return {
+      kind: 'syntax',
+      code: 0,
+      category: 'error',
+      message: parts.join('\n'),
+      line: 1,
+      column: 1,
+    };
   }
   const start = toProgram(primary.start);
   const end = Math.max(start, toProgram(primary.end));
   if (start >= program.length && program.trim().length > 0) {
-    parts.push('  (at the end of the program: check for an unclosed or extra bracket, brace or string)');
+    parts.push(
+      '  (at the end of the program: check for an unclosed or extra bracket, brace or string)',
+    );
   }
   const from = lines.position(start);
   const to = lines.position(end);

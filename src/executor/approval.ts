@@ -7,7 +7,12 @@ import type { JsonValue } from '../json.js';
 /** The closed set of approval outcomes. Only `allowed-once` lets the call proceed. */
 export type ApprovalOutcome = 'allowed-once' | 'rejected' | 'cancelled' | 'unavailable';
 
-const OUTCOMES: readonly ApprovalOutcome[] = ['allowed-once', 'rejected', 'cancelled', 'unavailable'];
+const OUTCOMES: readonly ApprovalOutcome[] = [
+  'allowed-once',
+  'rejected',
+  'cancelled',
+  'unavailable',
+];
 
 /** What an approver is asked. */
 export interface ApprovalRequest {
@@ -21,7 +26,10 @@ export interface ApprovalRequest {
 }
 
 /** Decides an approval request. The signal aborts when the call is aborted (answer ignored then). */
-export type Approver = (request: ApprovalRequest, signal: AbortSignal) => ApprovalOutcome | Promise<ApprovalOutcome>;
+export type Approver = (
+  request: ApprovalRequest,
+  signal: AbortSignal,
+) => ApprovalOutcome | Promise<ApprovalOutcome>;
 
 /**
  * Asks `approver` and always resolves to an outcome: no approver → `unavailable` (fail closed);

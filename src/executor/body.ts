@@ -41,7 +41,10 @@ export async function runBody(run: BodyRun): Promise<BodySettlement> {
   const body = (): Promise<BodyOutcome> => {
     bodyStarted = (async (): Promise<BodyOutcome> => {
       try {
-        const value: unknown = await run.tool.execute(run.args, { ...run.toolContext, signal: controller.signal });
+        const value: unknown = await run.tool.execute(run.args, {
+          ...run.toolContext,
+          signal: controller.signal,
+        });
         return { ok: true, value };
       } catch (thrown) {
         const e = bodyError(thrown);
@@ -50,11 +53,13 @@ export async function runBody(run: BodyRun): Promise<BodySettlement> {
     })();
     return bodyStarted;
   };
-  const chain = compose(run.middleware, body)({ ...run.hookContext, signal: controller.signal }).catch(
-    (err: unknown): BodyOutcome =>
-      err instanceof DoubleNextError
-        ? { ok: false, code: 'INTERNAL_ERROR', message: err.message }
-        : { ok: false, code: 'TOOL_ERROR', message: bodyError(err).message },
+  const chain = compose(
+    run.middleware,
+    body,
+  )({ ...run.hookContext, signal: controller.signal }).catch((err: unknown): BodyOutcome =>
+    err instanceof DoubleNextError
+      ? { ok: false, code: 'INTERNAL_ERROR', message: err.message }
+      : { ok: false, code: 'TOOL_ERROR', message: bodyError(err).message },
   );
 
   let timer: NodeJS.Timeout | undefined;
@@ -82,13 +87,21 @@ export async function runBody(run: BodyRun): Promise<BodySettlement> {
         await Promise.race([bodyStarted, grace()]);
       }
       return {
-        outcome: { ok: false, code: 'TOOL_TIMEOUT', message: `${run.tool.name} did not finish within ${run.timeoutMs} ms` },
+        outcome: {
+          ok: false,
+          code: 'TOOL_TIMEOUT',
+          message: `${run.tool.name} did not finish within ${run.timeoutMs} ms`,
+        },
         timedOut: true,
         abandoned: false,
       };
     }
     if (first === ABANDON) {
-      return { outcome: { ok: false, code: 'ABORTED', message: 'the call was aborted' }, timedOut: false, abandoned: true };
+      return {
+        outcome: { ok: false, code: 'ABORTED', message: 'the call was aborted' },
+        timedOut: false,
+        abandoned: true,
+      };
     }
     return { outcome: first, timedOut: false, abandoned: false };
   } finally {

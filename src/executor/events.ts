@@ -27,7 +27,12 @@ export type ExecutorEvent =
   | (EventBase & { type: 'approval/asked'; message: string | undefined })
   | (EventBase & { type: 'approval/decided'; outcome: ApprovalOutcome; durationMs: number })
   | (EventBase & { type: 'tool/code-dispatch-start'; queuedMs: number })
-  | (EventBase & { type: 'tool/code-dispatch'; ok: boolean; code: ErrorCode | undefined; durationMs: number });
+  | (EventBase & {
+      type: 'tool/code-dispatch';
+      ok: boolean;
+      code: ErrorCode | undefined;
+      durationMs: number;
+    });
 
 /** The event type names. */
 export type ExecutorEventType = ExecutorEvent['type'];
@@ -60,8 +65,8 @@ export class EventBus {
     for (const listener of this.#listeners) {
       try {
         const r = listener(event);
-        if (r && typeof (r).then === 'function') {
-          (r).then(undefined, () => {
+        if (r && typeof r.then === 'function') {
+          r.then(undefined, () => {
             this.#failures++;
           });
         }
@@ -86,7 +91,9 @@ export interface AuditSink {
 const truncate = (value: JsonValue | undefined, max: number): JsonValue | undefined => {
   if (value === undefined) return undefined;
   const text = JSON.stringify(value);
-  return text.length <= max ? value : { truncated: true, bytes: text.length, head: text.slice(0, max) };
+  return text.length <= max
+    ? value
+    : { truncated: true, bytes: text.length, head: text.slice(0, max) };
 };
 
 /** Creates a JSON-lines audit sink (file append or a custom writer). Arguments are capped per field. */
@@ -102,7 +109,8 @@ export function createAuditSink(options: AuditOptions): AuditSink {
       : options.write;
   return {
     listener(event) {
-      const record = event.type === 'tool/call' ? { ...event, args: truncate(event.args, max) } : event;
+      const record =
+        event.type === 'tool/call' ? { ...event, args: truncate(event.args, max) } : event;
       write(`${JSON.stringify(record)}\n`);
     },
     close: () =>

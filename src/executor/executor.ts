@@ -20,7 +20,16 @@ import { HookSet } from './hook-set.js';
 import { bindingExpression, errorContent, errorInfo, StageTracker, toContent } from './outcome.js';
 import { NestedScheduler } from './scheduler.js';
 import { TokenTable, type ParentEntry, type ParentToken } from './tokens.js';
-import type { CallInfo, ExecuteOptions, HookContext, Hooks, ResultMeta, ToolCall, ToolErrorInfo, ToolResult } from './types.js';
+import type {
+  CallInfo,
+  ExecuteOptions,
+  HookContext,
+  Hooks,
+  ResultMeta,
+  ToolCall,
+  ToolErrorInfo,
+  ToolResult,
+} from './types.js';
 
 /** Executor options. */
 export interface ExecutorOptions {
@@ -35,7 +44,8 @@ export interface ExecutorOptions {
   /** How many concurrency-safe nested calls of one run may overlap. @default 10 */
   maxParallelSubCalls?: number | undefined;
   /** Rewrites the final content of every outcome, exactly once (after the tool's own finalizer). */
-  finalizeContent?: ((content: ContentBlock[], outcome: OutcomeSummary) => ContentBlock[]) | undefined;
+  finalizeContent?:
+    ((content: ContentBlock[], outcome: OutcomeSummary) => ContentBlock[]) | undefined;
   /** Hooks installed from the start. */
   hooks?: Hooks | undefined;
 }
@@ -58,7 +68,11 @@ export type Settled =
   | { value: JsonValue; content: ContentBlock[]; context?: string[] | undefined }
   | { error: ToolErrorInfo; content: ContentBlock[]; context?: string[] | undefined };
 
-const fail = (code: ErrorCode, message: string, extra?: Parameters<typeof errorInfo>[2]): Failure => ({
+const fail = (
+  code: ErrorCode,
+  message: string,
+  extra?: Parameters<typeof errorInfo>[2],
+): Failure => ({
   error: errorInfo(code, message, extra),
 });
 
@@ -109,33 +123,67 @@ export class Executor {
   async execute(call: ToolCall, options: ExecuteOptions = {}): Promise<ToolResult> {
     const started = performance.now();
     const stages = new StageTracker();
-    const id = typeof call?.id === 'string' && call.id.length > 0 && call.id.length <= 128 ? call.id : randomUUID();
+    const id =
+      typeof call?.id === 'string' && call.id.length > 0 && call.id.length <= 128
+        ? call.id
+        : randomUUID();
     const name = typeof call?.name === 'string' ? call.name.slice(0, 200) : '';
     const scope = options.scope ?? DEFAULT_SCOPE;
     const parent = options.parent === undefined ? undefined : this.#tokens.lookup(options.parent);
     const parentId = parent?.callId;
-    const signal = parent && options.signal ? AbortSignal.any([options.signal, parent.signal]) : (parent?.signal ?? options.signal ?? new AbortController().signal);
+    const signal =
+      parent && options.signal
+        ? AbortSignal.any([options.signal, parent.signal])
+        : (parent?.signal ?? options.signal ?? new AbortController().signal);
     let tool: ResolvedTool | undefined;
     let argsView: JsonValue | undefined;
     const emitBase = { callId: id, name, scope, parentId };
-    const finish = (r: Settled | Failure | { value: unknown }): ToolResult => this.#finish(r, { stages, started, id, name, scope, parentId, tool });
+    const finish = (r: Settled | Failure | { value: unknown }): ToolResult =>
+      this.#finish(r, { stages, started, id, name, scope, parentId, tool });
 
     const run = async (): Promise<ToolResult> => {
       try {
         stages.enter('create');
-        const problem = call !== null && typeof call === 'object' ? findJsonProblem(call.args) : { path: '$', problem: 'the call must be an object' };
-        if (!this.#events.idle && !problem) argsView = deepFreeze(structuredClone(call.args) as JsonValue);
+        const problem =
+          call !== null && typeof call === 'object'
+            ? findJsonProblem(call.args)
+            : { path: '$', problem: 'the call must be an object' };
+        if (!this.#events.idle && !problem)
+          argsView = deepFreeze(structuredClone(call.args) as JsonValue);
         this.#events.emit({ type: 'tool/call', time: Date.now(), ...emitBase, args: argsView });
-        if (problem) return finish(fail('INVALID_ARGS', `arguments must be plain JSON: ${problem.problem} at ${problem.path}`, { details: { path: problem.path } }));
-        if (!this.#registry.hasScope(scope)) return finish(fail('INVALID_SCOPE', `unknown scope "${scope}"`));
+        if (problem)
+          return finish(
+            fail(
+              'INVALID_ARGS',
+              `arguments must be plain JSON: ${problem.problem} at ${problem.path}`,
+              { details: { path: problem.path } },
+            ),
+          );
+        if (!this.#registry.hasScope(scope))
+          return finish(fail('INVALID_SCOPE', `unknown scope "${scope}"`));
         if (options.parent !== undefined && (!parent || parent.scope !== scope)) {
-          return finish(fail('INVALID_PARENT', 'the parent token is not valid: it was not minted by this executor, or its run_code execution has settled, or it belongs to another scope'));
+          return finish(
+            fail(
+              'INVALID_PARENT',
+              'the parent token is not valid: it was not minted by this executor, or its run_code execution has settled, or it belongs to another scope',
+            ),
+          );
         }
         const resolution = this.#registry.resolveExecution(name, scope, parent !== undefined);
         if (resolution.kind === 'tool' || resolution.kind === 'collapsed') tool = resolution.tool;
-        if (signal.aborted) return finish(fail('ABORTED_BEFORE_DISPATCH', 'the call was aborted before it was dispatched'));
-        if (resolution.kind === 'unknown') return finish(fail('UNKNOWN_TOOL', `unknown tool "${name}" in scope "${scope}"`));
-        if (resolution.kind === 'recursion') return finish(fail('UNKNOWN_TOOL', `"${RUN_CODE}" cannot be called from inside a ${RUN_CODE} program`));
+        if (signal.aborted)
+          return finish(
+            fail('ABORTED_BEFORE_DISPATCH', 'the call was aborted before it was dispatched'),
+          );
+        if (resolution.kind === 'unknown')
+          return finish(fail('UNKNOWN_TOOL', `unknown tool "${name}" in scope "${scope}"`));
+        if (resolution.kind === 'recursion')
+          return finish(
+            fail(
+              'UNKNOWN_TOOL',
+              `"${RUN_CODE}" cannot be called from inside a ${RUN_CODE} program`,
+            ),
+          );
         if (resolution.kind === 'collapsed') {
           return finish(
             fail(
@@ -145,9 +193,23 @@ export class Executor {
           );
         }
         const resolved = resolution.tool;
-        return await this.#dispatch({ call, resolved, parent, signal, stages, emitBase, argsView, finish });
+        return await this.#dispatch({
+          call,
+          resolved,
+          parent,
+          signal,
+          stages,
+          emitBase,
+          argsView,
+          finish,
+        });
       } catch (err) {
-        return finish(fail('INTERNAL_ERROR', `internal error: ${err instanceof Error ? err.message : String(err)}`));
+        return finish(
+          fail(
+            'INTERNAL_ERROR',
+            `internal error: ${err instanceof Error ? err.message : String(err)}`,
+          ),
+        );
       }
     };
     const work = run();
@@ -173,7 +235,11 @@ export class Executor {
     const valid = tool.validateInput(c.call.args);
     if (!valid.ok) {
       const where = valid.issues.map((i) => `${i.path}: ${i.message}`).join('; ');
-      return finish(fail('INVALID_ARGS', `invalid arguments for ${tool.name}: ${where}`, { details: { issues: valid.issues } }));
+      return finish(
+        fail('INVALID_ARGS', `invalid arguments for ${tool.name}: ${where}`, {
+          details: { issues: valid.issues },
+        }),
+      );
     }
     const args = valid.value;
     let release: (() => void) | undefined;
@@ -181,8 +247,19 @@ export class Executor {
       stages.enter('schedule');
       const queuedAt = performance.now();
       release = await parent.scheduler.acquire(tool.isConcurrencySafe(args), signal);
-      if (!release) return finish(fail('ABORTED_BEFORE_DISPATCH', 'the call was aborted before it was dispatched (its run_code execution settled)'));
-      this.#events.emit({ type: 'tool/code-dispatch-start', time: Date.now(), ...emitBase, queuedMs: performance.now() - queuedAt });
+      if (!release)
+        return finish(
+          fail(
+            'ABORTED_BEFORE_DISPATCH',
+            'the call was aborted before it was dispatched (its run_code execution settled)',
+          ),
+        );
+      this.#events.emit({
+        type: 'tool/code-dispatch-start',
+        time: Date.now(),
+        ...emitBase,
+        queuedMs: performance.now() - queuedAt,
+      });
     }
     const dispatchStart = performance.now();
     let result: ToolResult | undefined;
@@ -190,12 +267,20 @@ export class Executor {
       const info: CallInfo = {
         id: emitBase.callId,
         name: tool.name,
-        args: c.argsView ?? (this.#hooks.empty ? (null as JsonValue) : deepFreeze(structuredClone(c.call.args) as JsonValue)),
+        args:
+          c.argsView ??
+          (this.#hooks.empty
+            ? (null as JsonValue)
+            : deepFreeze(structuredClone(c.call.args) as JsonValue)),
         scope: emitBase.scope,
         mode: this.#registry.mode(emitBase.scope),
         parentId: emitBase.parentId,
       };
-      const hookCtx: HookContext = { call: info, tool: { name: tool.name, description: tool.description }, signal };
+      const hookCtx: HookContext = {
+        call: info,
+        tool: { name: tool.name, description: tool.description },
+        signal,
+      };
       result = finish(await this.#policyAndBody(tool, args, hookCtx, parent, stages));
       return result;
     } finally {
@@ -221,12 +306,19 @@ export class Executor {
     stages: StageTracker,
   ): Promise<Settled | Failure> {
     const { signal } = ctx;
-    const aborted = (): Failure => fail('ABORTED_BEFORE_DISPATCH', 'the call was aborted before it was dispatched');
-    const base = { callId: ctx.call.id, name: tool.name, scope: ctx.call.scope, parentId: ctx.call.parentId };
+    const aborted = (): Failure =>
+      fail('ABORTED_BEFORE_DISPATCH', 'the call was aborted before it was dispatched');
+    const base = {
+      callId: ctx.call.id,
+      name: tool.name,
+      scope: ctx.call.scope,
+      parentId: ctx.call.parentId,
+    };
 
     stages.enter('pre-execute');
     const pre = await this.#hooks.runPre(ctx);
-    if (pre.deny !== undefined) return this.#post(ctx, stages, tool, fail('DENIED', pre.deny, { reason: 'policy' }));
+    if (pre.deny !== undefined)
+      return this.#post(ctx, stages, tool, fail('DENIED', pre.deny, { reason: 'policy' }));
     if (signal.aborted) return aborted();
 
     if (pre.ask.length > 0) {
@@ -236,21 +328,47 @@ export class Executor {
       const askedAt = performance.now();
       const outcome = await requestApproval(
         this.#approver,
-        { callId: ctx.call.id, name: tool.name, args: ctx.call.args, scope: ctx.call.scope, parentId: ctx.call.parentId, messages: pre.ask },
+        {
+          callId: ctx.call.id,
+          name: tool.name,
+          args: ctx.call.args,
+          scope: ctx.call.scope,
+          parentId: ctx.call.parentId,
+          messages: pre.ask,
+        },
         signal,
         this.#approvalTimeoutMs,
       );
-      this.#events.emit({ type: 'approval/decided', time: Date.now(), ...base, outcome, durationMs: performance.now() - askedAt });
+      this.#events.emit({
+        type: 'approval/decided',
+        time: Date.now(),
+        ...base,
+        outcome,
+        durationMs: performance.now() - askedAt,
+      });
       if (outcome !== 'allowed-once') {
-        if (signal.aborted) return fail('ABORTED_BEFORE_DISPATCH', 'the call was aborted while awaiting approval', { reason: 'approval-cancelled' });
-        const why = { rejected: 'the approver rejected the call', cancelled: 'the approval was cancelled', unavailable: 'no approval could be obtained (no approver answered)' }[outcome];
-        return this.#post(ctx, stages, tool, fail('DENIED', why, { reason: `approval-${outcome}` }));
+        if (signal.aborted)
+          return fail('ABORTED_BEFORE_DISPATCH', 'the call was aborted while awaiting approval', {
+            reason: 'approval-cancelled',
+          });
+        const why = {
+          rejected: 'the approver rejected the call',
+          cancelled: 'the approval was cancelled',
+          unavailable: 'no approval could be obtained (no approver answered)',
+        }[outcome];
+        return this.#post(
+          ctx,
+          stages,
+          tool,
+          fail('DENIED', why, { reason: `approval-${outcome}` }),
+        );
       }
     }
 
     stages.enter('guards');
     const guard = await this.#hooks.runGuards(ctx);
-    if (guard !== undefined) return this.#post(ctx, stages, tool, fail('DENIED', guard, { reason: 'guard' }));
+    if (guard !== undefined)
+      return this.#post(ctx, stages, tool, fail('DENIED', guard, { reason: 'guard' }));
     if (signal.aborted) return aborted();
 
     stages.enter('execute');
@@ -260,7 +378,12 @@ export class Executor {
       settled = await runBody({
         tool,
         args,
-        toolContext: { callId: ctx.call.id, parentId: ctx.call.parentId, scope: ctx.call.scope, ...(transport ? { parentToken: transport.token } : {}) },
+        toolContext: {
+          callId: ctx.call.id,
+          parentId: ctx.call.parentId,
+          scope: ctx.call.scope,
+          ...(transport ? { parentToken: transport.token } : {}),
+        },
         hookContext: { call: ctx.call, tool: ctx.tool, args },
         middleware: this.#hooks.execute,
         signal: transport ? transport.signal : signal,
@@ -272,23 +395,40 @@ export class Executor {
     }
     let outcome: { value: unknown } | Failure;
     if (!settled.outcome.ok) {
-      outcome = fail(settled.outcome.code, settled.outcome.message, { details: settled.outcome.details });
+      outcome = fail(settled.outcome.code, settled.outcome.message, {
+        details: settled.outcome.details,
+      });
     } else {
       const value = settled.outcome.value === undefined ? null : settled.outcome.value;
       const problem = findJsonProblem(value);
       const checked = problem ? undefined : tool.validateOutput(value);
-      if (problem) outcome = fail('INVALID_TOOL_OUTPUT', `${tool.name} returned a value that is not JSON: ${problem.problem} at ${problem.path}`);
+      if (problem)
+        outcome = fail(
+          'INVALID_TOOL_OUTPUT',
+          `${tool.name} returned a value that is not JSON: ${problem.problem} at ${problem.path}`,
+        );
       else if (checked && !checked.ok) {
         const where = checked.issues.map((i) => `${i.path}: ${i.message}`).join('; ');
-        outcome = fail('INVALID_TOOL_OUTPUT', `${tool.name} returned a value that does not match its output schema: ${where}`, { details: { issues: checked.issues } });
-      } else outcome = { value: checked && checked.ok && checked.value !== undefined ? checked.value : value };
+        outcome = fail(
+          'INVALID_TOOL_OUTPUT',
+          `${tool.name} returned a value that does not match its output schema: ${where}`,
+          { details: { issues: checked.issues } },
+        );
+      } else
+        outcome = {
+          value: checked && checked.ok && checked.value !== undefined ? checked.value : value,
+        };
     }
     // An abort after the body started replaces only a success.
-    if (signal.aborted && !('error' in outcome)) outcome = fail('ABORTED', 'the call was aborted while it ran; its result was discarded');
+    if (signal.aborted && !('error' in outcome))
+      outcome = fail('ABORTED', 'the call was aborted while it ran; its result was discarded');
     return this.#post(ctx, stages, tool, outcome);
   }
 
-  #mintTransport(ctx: HookContext, signal: AbortSignal): { token: ParentToken; signal: AbortSignal; settle: () => Promise<void> } {
+  #mintTransport(
+    ctx: HookContext,
+    signal: AbortSignal,
+  ): { token: ParentToken; signal: AbortSignal; settle: () => Promise<void> } {
     const run = new AbortController();
     const onAbort = (): void => run.abort(signal.reason);
     if (signal.aborted) run.abort(signal.reason);
@@ -316,7 +456,12 @@ export class Executor {
     };
   }
 
-  async #post(ctx: HookContext, stages: StageTracker, tool: ResolvedTool, outcome: { value: unknown } | Failure): Promise<Settled> {
+  async #post(
+    ctx: HookContext,
+    stages: StageTracker,
+    tool: ResolvedTool,
+    outcome: { value: unknown } | Failure,
+  ): Promise<Settled> {
     stages.enter('post-execute');
     const render = (value: JsonValue): ContentBlock[] => {
       try {
@@ -326,20 +471,40 @@ export class Executor {
       }
     };
     const settled: Settled =
-      'error' in outcome ? { error: outcome.error, content: errorContent(outcome.error) } : { value: outcome.value as JsonValue, content: render(outcome.value as JsonValue) };
+      'error' in outcome
+        ? { error: outcome.error, content: errorContent(outcome.error) }
+        : { value: outcome.value as JsonValue, content: render(outcome.value as JsonValue) };
     return this.#hooks.post.length === 0 ? settled : this.#hooks.runPost(ctx, settled, render);
   }
 
   #finish(
     r: Settled | Failure | { value: unknown },
-    c: { stages: StageTracker; started: number; id: string; name: string; scope: string; parentId: string | undefined; tool: ResolvedTool | undefined },
+    c: {
+      stages: StageTracker;
+      started: number;
+      id: string;
+      name: string;
+      scope: string;
+      parentId: string | undefined;
+      tool: ResolvedTool | undefined;
+    },
   ): ToolResult {
     c.stages.enter('finalize');
     const toolName = c.tool?.name ?? c.name;
     const context = 'context' in r ? r.context : undefined;
-    let content: ContentBlock[] = 'content' in r ? r.content : 'error' in r ? errorContent(r.error) : toContent(JSON.stringify(r.value, null, 2));
-    if (context && context.length > 0) content = [...content, ...context.map((text): ContentBlock => ({ type: 'text', text }))];
-    const summary: OutcomeSummary = { ok: !('error' in r), code: 'error' in r ? r.error.code : undefined, toolName };
+    let content: ContentBlock[] =
+      'content' in r
+        ? r.content
+        : 'error' in r
+          ? errorContent(r.error)
+          : toContent(JSON.stringify(r.value, null, 2));
+    if (context && context.length > 0)
+      content = [...content, ...context.map((text): ContentBlock => ({ type: 'text', text }))];
+    const summary: OutcomeSummary = {
+      ok: !('error' in r),
+      code: 'error' in r ? r.error.code : undefined,
+      toolName,
+    };
     for (const finalizer of [c.tool?.finalizeContent, this.#finalize]) {
       if (!finalizer) continue;
       try {
@@ -358,7 +523,10 @@ export class Executor {
       stages: c.stages.visited,
     };
     if (context && context.length > 0) meta.additionalContext = context;
-    const result: ToolResult = 'error' in r ? { ok: false, error: r.error, content, meta } : { ok: true, value: r.value as JsonValue, content, meta };
+    const result: ToolResult =
+      'error' in r
+        ? { ok: false, error: r.error, content, meta }
+        : { ok: true, value: r.value as JsonValue, content, meta };
     this.#events.emit({
       type: 'tool/result',
       time: Date.now(),

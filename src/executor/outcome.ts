@@ -5,25 +5,41 @@ import type { ContentBlock } from '../tools/types.js';
 import { STAGES, type DenyReason, type Stage, type ToolErrorInfo } from './types.js';
 
 /** Tool-body error codes a body may raise itself (as an IsocodeError); anything else is TOOL_ERROR. */
-const BODY_CODES = new Set<ErrorCode>(['TOOL_ERROR', 'UPSTREAM_ERROR', 'UPSTREAM_UNAVAILABLE', 'LIMIT_EXCEEDED', 'CODE_RUN_FAILED']);
+const BODY_CODES = new Set<ErrorCode>([
+  'TOOL_ERROR',
+  'UPSTREAM_ERROR',
+  'UPSTREAM_UNAVAILABLE',
+  'LIMIT_EXCEEDED',
+  'CODE_RUN_FAILED',
+]);
 const MAX_MESSAGE = 4_000;
 
 /** Caps a message so one error cannot flood a model's context. */
 export function capMessage(message: string): string {
-  return message.length <= MAX_MESSAGE ? message : `${message.slice(0, MAX_MESSAGE)}… (${message.length - MAX_MESSAGE} more characters)`;
+  return message.length <= MAX_MESSAGE
+    ? message
+    : `${message.slice(0, MAX_MESSAGE)}… (${message.length - MAX_MESSAGE} more characters)`;
 }
 
 /** Turns whatever a body threw into an error: its message is kept, its stack never is. */
-export function bodyError(thrown: unknown): { code: ErrorCode; message: string; details?: Record<string, unknown> | undefined } {
+export function bodyError(thrown: unknown): {
+  code: ErrorCode;
+  message: string;
+  details?: Record<string, unknown> | undefined;
+} {
   if (isIsocodeError(thrown) && BODY_CODES.has(thrown.code)) {
     // Details travel to the caller only when they are plain JSON.
-    const details = thrown.details !== undefined && findJsonProblem(thrown.details) === undefined ? thrown.details : undefined;
+    const details =
+      thrown.details !== undefined && findJsonProblem(thrown.details) === undefined
+        ? thrown.details
+        : undefined;
     return { code: thrown.code, message: capMessage(thrown.message), details };
   }
-  if (thrown instanceof Error) return { code: 'TOOL_ERROR', message: capMessage(thrown.message || thrown.name) };
+  if (thrown instanceof Error)
+    return { code: 'TOOL_ERROR', message: capMessage(thrown.message || thrown.name) };
   let text: string;
   try {
-    text = typeof thrown === 'string' ? thrown : JSON.stringify(thrown) ?? String(thrown);
+    text = typeof thrown === 'string' ? thrown : (JSON.stringify(thrown) ?? String(thrown));
   } catch {
     text = 'the tool threw a non-Error value';
   }
@@ -62,7 +78,10 @@ export class StageTracker {
   enter(stage: Stage): void {
     const i = STAGES.indexOf(stage);
     if (i <= this.#index) {
-      throw new IsocodeError('INTERNAL_ERROR', `pipeline stage "${stage}" entered after "${STAGES[this.#index] ?? '?'}"`);
+      throw new IsocodeError(
+        'INTERNAL_ERROR',
+        `pipeline stage "${stage}" entered after "${STAGES[this.#index] ?? '?'}"`,
+      );
     }
     this.#index = i;
     this.visited.push(stage);
@@ -72,5 +91,7 @@ export class StageTracker {
 /** How a tool name is reached from a run_code program (for messages). */
 export function bindingExpression(name: string): string {
   const ident = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-  return name.split('.').every((s) => ident.test(s)) ? `tools.${name}` : `tools[${JSON.stringify(name)}]`;
+  return name.split('.').every((s) => ident.test(s))
+    ? `tools.${name}`
+    : `tools[${JSON.stringify(name)}]`;
 }

@@ -104,7 +104,8 @@ export type PreExecuteDecision =
 export type PreExecuteHook = (ctx: HookContext) => PreExecuteDecision | Promise<PreExecuteDecision>;
 
 /** A guard's decision: guards can only deny. */
-export type GuardDecision = undefined | void | { action: 'allow' } | { action: 'deny'; reason?: string | undefined };
+export type GuardDecision =
+  undefined | void | { action: 'allow' } | { action: 'deny'; reason?: string | undefined };
 
 /** Runs after approval; can only deny. A throw is contained as a denial. */
 export type GuardHook = (ctx: HookContext) => GuardDecision | Promise<GuardDecision>;
@@ -121,13 +122,20 @@ export interface ExecuteContext extends HookContext {
 }
 
 /** Onion middleware around the body. `next()` may be called at most once. */
-export type ExecuteMiddleware = (ctx: ExecuteContext, next: () => Promise<BodyOutcome>) => Promise<BodyOutcome>;
+export type ExecuteMiddleware = (
+  ctx: ExecuteContext,
+  next: () => Promise<BodyOutcome>,
+) => Promise<BodyOutcome>;
 
 /** The outcome as a post-execute hook sees it. */
 export interface PostExecuteContext extends HookContext {
   readonly outcome:
     | { readonly ok: true; readonly value: JsonValue; readonly content: readonly ContentBlock[] }
-    | { readonly ok: false; readonly error: ToolErrorInfo; readonly content: readonly ContentBlock[] };
+    | {
+        readonly ok: false;
+        readonly error: ToolErrorInfo;
+        readonly content: readonly ContentBlock[];
+      };
 }
 
 /** A post-execute decision. `undefined` accepts the outcome. */
@@ -143,7 +151,9 @@ export type PostExecuteDecision =
   | { action: 'context'; context: string };
 
 /** Runs after the body (and after denials and errors). A throw is contained and ignored. */
-export type PostExecuteHook = (ctx: PostExecuteContext) => PostExecuteDecision | Promise<PostExecuteDecision>;
+export type PostExecuteHook = (
+  ctx: PostExecuteContext,
+) => PostExecuteDecision | Promise<PostExecuteDecision>;
 
 /** Hooks that can be installed on an executor. */
 export interface Hooks {

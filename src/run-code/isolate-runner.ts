@@ -242,7 +242,11 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
     run,
     check,
     async warmup(sdks = []) {
-      await Promise.all([pool.warmup(), checker?.warmup(), ...(checker ? sdks.map((sdk) => checker.warmup(sdk)) : [])]);
+      await Promise.all([
+        pool.warmup(),
+        checker?.warmup(),
+        ...(checker ? sdks.map((sdk) => checker.warmup(sdk)) : []),
+      ]);
     },
     async close() {
       await Promise.allSettled([pool.close(), checker?.close()]);

@@ -14,6 +14,8 @@ import type { ToolDefinition } from './types.js';
  *   execute: ({ a, b }) => ({ sum: a + b }),
  * });
  */
-export function defineTool<Args, Result>(definition: ToolDefinition<Args, Result>): ToolDefinition<Args, Result> {
+export function defineTool<Args, Result>(
+  definition: ToolDefinition<Args, Result>,
+): ToolDefinition<Args, Result> {
   return definition;
 }

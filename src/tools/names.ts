@@ -24,6 +24,9 @@ export function assertRegistrableName(name: unknown): asserts name is string {
     );
   }
   if (name === RUN_CODE) {
-    throw new IsocodeError('INVALID_TOOL_DEFINITION', `"${RUN_CODE}" is reserved for the code-mode transport and cannot be registered`);
+    throw new IsocodeError(
+      'INVALID_TOOL_DEFINITION',
+      `"${RUN_CODE}" is reserved for the code-mode transport and cannot be registered`,
+    );
   }
 }

@@ -56,7 +56,8 @@ export class ToolRegistry {
 
   /** Installs the code-mode transport under the reserved name (done by the runtime itself). */
   setTransport(tool: ResolvedTool): void {
-    if (tool.name !== RUN_CODE) throw new IsocodeError('INTERNAL_ERROR', `the transport must be named ${RUN_CODE}`);
+    if (tool.name !== RUN_CODE)
+      throw new IsocodeError('INTERNAL_ERROR', `the transport must be named ${RUN_CODE}`);
     this.#transport = tool;
   }
 
@@ -72,9 +73,11 @@ export class ToolRegistry {
   defineScope(id: string, config: ScopeConfig): void {
     const scope = compileScope(id, config);
     for (let p = scope.parent, hops = 0; p !== undefined; hops++) {
-      if (p === id || hops > 64) throw new IsocodeError('INVALID_SCOPE', `scope "${id}": parent chain forms a cycle`);
+      if (p === id || hops > 64)
+        throw new IsocodeError('INVALID_SCOPE', `scope "${id}": parent chain forms a cycle`);
       const parent = this.#scopes.get(p);
-      if (!parent) throw new IsocodeError('INVALID_SCOPE', `scope "${id}": unknown parent scope "${p}"`);
+      if (!parent)
+        throw new IsocodeError('INVALID_SCOPE', `scope "${id}": unknown parent scope "${p}"`);
       p = parent.parent;
     }
     this.#scopes.set(id, scope);
@@ -94,7 +97,12 @@ export class ToolRegistry {
 
   #chain(scope: string): CompiledScope[] {
     const chain: CompiledScope[] = [];
-    for (let s = this.#scopes.get(scope); s; s = s.parent === undefined ? undefined : this.#scopes.get(s.parent)) chain.push(s);
+    for (
+      let s = this.#scopes.get(scope);
+      s;
+      s = s.parent === undefined ? undefined : this.#scopes.get(s.parent)
+    )
+      chain.push(s);
     if (chain.length === 0) throw new IsocodeError('INVALID_SCOPE', `unknown scope "${scope}"`);
     return chain;
   }
@@ -115,7 +123,8 @@ export class ToolRegistry {
     const chain = this.#chain(scope);
     const out = new Map<string, ResolvedTool>();
     for (const [name, tool] of this.#tools) {
-      if (chain.every((s) => (s.allow === undefined || s.allow(name)) && !s.deny(name))) out.set(name, tool);
+      if (chain.every((s) => (s.allow === undefined || s.allow(name)) && !s.deny(name)))
+        out.set(name, tool);
     }
     this.#visible.set(scope, out);
     return out;
@@ -123,7 +132,9 @@ export class ToolRegistry {
 
   /** The full visible catalog of a scope, sorted by name. Never collapsed by mode. */
   schemas(scope: string): ToolSchema[] {
-    return [...this.visible(scope).values()].map(toToolSchema).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return [...this.visible(scope).values()]
+      .map(toToolSchema)
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
   /** What the scope's model is shown: every visible tool (`native`), only `run_code` (`code`), or both. */
@@ -142,7 +153,9 @@ export class ToolRegistry {
     const mode = this.mode(scope);
     if (name === RUN_CODE) {
       if (nested) return { kind: 'recursion' };
-      return this.#transport && mode !== 'native' ? { kind: 'tool', tool: this.#transport } : { kind: 'unknown' };
+      return this.#transport && mode !== 'native'
+        ? { kind: 'tool', tool: this.#transport }
+        : { kind: 'unknown' };
     }
     const tool = this.visible(scope).get(name); // a Map: no prototype names can resolve
     if (!tool) return { kind: 'unknown' };

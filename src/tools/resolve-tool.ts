@@ -2,7 +2,14 @@
 import { IsocodeError } from '../errors.js';
 import { assertRegistrableName } from './names.js';
 import { compileSchema, type Validation } from './schema.js';
-import type { ContentBlock, JsonSchema, OutcomeSummary, ToolContext, ToolDefinition, ToolSchema } from './types.js';
+import type {
+  ContentBlock,
+  JsonSchema,
+  OutcomeSummary,
+  ToolContext,
+  ToolDefinition,
+  ToolSchema,
+} from './types.js';
 
 /** A registered tool, validated and ready for the executor. */
 export interface ResolvedTool {
@@ -16,7 +23,8 @@ export interface ResolvedTool {
   isConcurrencySafe(args: unknown): boolean;
   readonly timeoutMs: number | undefined;
   render(value: unknown): string | ContentBlock[];
-  finalizeContent: ((content: ContentBlock[], outcome: OutcomeSummary) => ContentBlock[]) | undefined;
+  finalizeContent:
+    ((content: ContentBlock[], outcome: OutcomeSummary) => ContentBlock[]) | undefined;
 }
 
 const NO_OUTPUT_SCHEMA: Validation = { ok: true, value: undefined };
@@ -31,9 +39,15 @@ export function defaultRender(value: unknown): string {
  * Validates and normalises a tool definition.
  * @throws IsocodeError INVALID_TOOL_DEFINITION naming the tool and the bad field.
  */
-export function resolveTool(definition: unknown, options: { allowReservedName?: boolean } = {}): ResolvedTool {
+export function resolveTool(
+  definition: unknown,
+  options: { allowReservedName?: boolean } = {},
+): ResolvedTool {
   if (typeof definition !== 'object' || definition === null) {
-    throw new IsocodeError('INVALID_TOOL_DEFINITION', 'a tool must be an object with name, description, input and execute');
+    throw new IsocodeError(
+      'INVALID_TOOL_DEFINITION',
+      'a tool must be an object with name, description, input and execute',
+    );
   }
   const def = definition as Partial<ToolDefinition>;
   if (!options.allowReservedName) assertRegistrableName(def.name);
@@ -45,16 +59,27 @@ export function resolveTool(definition: unknown, options: { allowReservedName?: 
   if (typeof def.execute !== 'function') {
     throw new IsocodeError('INVALID_TOOL_DEFINITION', `${where}: execute must be a function`);
   }
-  if (def.input === undefined) throw new IsocodeError('INVALID_TOOL_DEFINITION', `${where}: input schema is required`);
+  if (def.input === undefined)
+    throw new IsocodeError('INVALID_TOOL_DEFINITION', `${where}: input schema is required`);
   const input = compileSchema(def.input, 'input', `${where} input`);
-  const output = def.output === undefined ? undefined : compileSchema(def.output, 'output', `${where} output`);
+  const output =
+    def.output === undefined ? undefined : compileSchema(def.output, 'output', `${where} output`);
   const timeoutMs = def.timeoutMs;
-  if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || !(timeoutMs > 0) || !Number.isFinite(timeoutMs))) {
-    throw new IsocodeError('INVALID_TOOL_DEFINITION', `${where}: timeoutMs must be a positive finite number`);
+  if (
+    timeoutMs !== undefined &&
+    (typeof timeoutMs !== 'number' || !(timeoutMs > 0) || !Number.isFinite(timeoutMs))
+  ) {
+    throw new IsocodeError(
+      'INVALID_TOOL_DEFINITION',
+      `${where}: timeoutMs must be a positive finite number`,
+    );
   }
   const safe = def.isConcurrencySafe;
   if (safe !== undefined && typeof safe !== 'boolean' && typeof safe !== 'function') {
-    throw new IsocodeError('INVALID_TOOL_DEFINITION', `${where}: isConcurrencySafe must be a boolean or a function`);
+    throw new IsocodeError(
+      'INVALID_TOOL_DEFINITION',
+      `${where}: isConcurrencySafe must be a boolean or a function`,
+    );
   }
   for (const key of ['render', 'finalizeContent'] as const) {
     if (def[key] !== undefined && typeof def[key] !== 'function') {
@@ -91,5 +116,10 @@ export function resolveTool(definition: unknown, options: { allowReservedName?: 
 export function toToolSchema(tool: ResolvedTool): ToolSchema {
   return tool.outputSchema === undefined
     ? { name: tool.name, description: tool.description, inputSchema: tool.inputSchema }
-    : { name: tool.name, description: tool.description, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema };
+    : {
+        name: tool.name,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+        outputSchema: tool.outputSchema,
+      };
 }

@@ -31,7 +31,12 @@ let ajv2020: Ajv2020 | undefined;
 
 function ajvFor(schema: JsonSchema): Ajv | Ajv2020 {
   const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
-  const options = { strict: false, allErrors: true, validateSchema: false, addUsedSchema: false } as const;
+  const options = {
+    strict: false,
+    allErrors: true,
+    validateSchema: false,
+    addUsedSchema: false,
+  } as const;
   if (dialect.includes('2020-12') || dialect.includes('2019-09')) {
     if (!ajv2020) {
       ajv2020 = new Ajv2020(options);
@@ -47,7 +52,12 @@ function ajvFor(schema: JsonSchema): Ajv | Ajv2020 {
 }
 
 function isZodSchema(schema: SchemaLike): schema is z.ZodType {
-  return typeof schema === 'object' && schema !== null && '_zod' in schema && typeof (schema as { safeParse?: unknown }).safeParse === 'function';
+  return (
+    typeof schema === 'object' &&
+    schema !== null &&
+    '_zod' in schema &&
+    typeof (schema as { safeParse?: unknown }).safeParse === 'function'
+  );
 }
 
 function pathOf(segments: readonly PropertyKey[]): string {
@@ -63,7 +73,8 @@ function ajvIssue(e: ErrorObject): ValidationIssue {
     .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   let path = pathOf(segments.map((s) => (/^\d+$/.test(s) ? Number(s) : s)));
   const params = e.params as Record<string, unknown>;
-  if (e.keyword === 'required' && typeof params.missingProperty === 'string') path = `${path}.${params.missingProperty}`;
+  if (e.keyword === 'required' && typeof params.missingProperty === 'string')
+    path = `${path}.${params.missingProperty}`;
   if (e.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') {
     return { path: `${path}.${params.additionalProperty}`, message: 'unknown property' };
   }
@@ -74,32 +85,48 @@ function ajvIssue(e: ErrorObject): ValidationIssue {
  * Compiles a schema. `io` selects zod's input or output view when exporting to JSON Schema.
  * @throws IsocodeError INVALID_TOOL_DEFINITION when the schema is neither zod nor a valid JSON Schema.
  */
-export function compileSchema(schema: SchemaLike, io: 'input' | 'output', where: string): CompiledSchema {
+export function compileSchema(
+  schema: SchemaLike,
+  io: 'input' | 'output',
+  where: string,
+): CompiledSchema {
   if (isZodSchema(schema)) {
     let jsonSchema: JsonSchema;
     try {
       jsonSchema = z.toJSONSchema(schema, { io, unrepresentable: 'any' });
     } catch (cause) {
-      throw new IsocodeError('INVALID_TOOL_DEFINITION', `${where}: the zod schema cannot be exported to JSON Schema`, { cause });
+      throw new IsocodeError(
+        'INVALID_TOOL_DEFINITION',
+        `${where}: the zod schema cannot be exported to JSON Schema`,
+        { cause },
+      );
     }
     return {
       jsonSchema,
       validate(value) {
         const r = schema.safeParse(value);
         if (r.success) return { ok: true, value: r.data };
-        return { ok: false, issues: r.error.issues.map((i) => ({ path: pathOf(i.path), message: i.message })) };
+        return {
+          ok: false,
+          issues: r.error.issues.map((i) => ({ path: pathOf(i.path), message: i.message })),
+        };
       },
     };
   }
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
-    throw new IsocodeError('INVALID_TOOL_DEFINITION', `${where}: expected a zod schema or a JSON Schema object`);
+    throw new IsocodeError(
+      'INVALID_TOOL_DEFINITION',
+      `${where}: expected a zod schema or a JSON Schema object`,
+    );
   }
   let check: ValidateFunction;
   try {
     check = ajvFor(schema).compile(schema);
   } catch (cause) {
     const detail = cause instanceof Error ? cause.message : String(cause);
-    throw new IsocodeError('INVALID_TOOL_DEFINITION', `${where}: invalid JSON Schema: ${detail}`, { cause });
+    throw new IsocodeError('INVALID_TOOL_DEFINITION', `${where}: invalid JSON Schema: ${detail}`, {
+      cause,
+    });
   }
   return {
     jsonSchema: schema,

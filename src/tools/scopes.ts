@@ -27,7 +27,12 @@ const SCOPE_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
 /** Compiles a `*` glob to a matcher. */
 function globMatcher(pattern: string): (name: string) => boolean {
   if (!pattern.includes('*')) return (name) => name === pattern;
-  const re = new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\-]/g, '\\$&')).join('.*')}$`);
+  const re = new RegExp(
+    `^${pattern
+      .split('*')
+      .map((p) => p.replace(/[.+?^${}()|[\]\\-]/g, '\\$&'))
+      .join('.*')}$`,
+  );
   return (name) => re.test(name);
 }
 
@@ -40,11 +45,22 @@ export interface CompiledScope {
   readonly deny: (name: string) => boolean;
 }
 
-function compilePatterns(id: string, key: 'allow' | 'deny', patterns: unknown): ((name: string) => boolean)[] {
-  if (!Array.isArray(patterns)) throw new IsocodeError('INVALID_SCOPE', `scope "${id}": ${key} must be an array of tool-name patterns`);
+function compilePatterns(
+  id: string,
+  key: 'allow' | 'deny',
+  patterns: unknown,
+): ((name: string) => boolean)[] {
+  if (!Array.isArray(patterns))
+    throw new IsocodeError(
+      'INVALID_SCOPE',
+      `scope "${id}": ${key} must be an array of tool-name patterns`,
+    );
   return patterns.map((p: unknown, i) => {
     if (typeof p !== 'string' || p.length === 0 || p.length > 200) {
-      throw new IsocodeError('INVALID_SCOPE', `scope "${id}": ${key}[${i}] must be a non-empty pattern string`);
+      throw new IsocodeError(
+        'INVALID_SCOPE',
+        `scope "${id}": ${key}[${i}] must be a non-empty pattern string`,
+      );
     }
     if (p === RUN_CODE) {
       throw new IsocodeError(
@@ -61,20 +77,30 @@ function compilePatterns(id: string, key: 'allow' | 'deny', patterns: unknown): 
  * @throws IsocodeError INVALID_SCOPE naming the scope and the bad key.
  */
 export function compileScope(id: string, config: ScopeConfig): CompiledScope {
-  if (!SCOPE_ID.test(id)) throw new IsocodeError('INVALID_SCOPE', `invalid scope id ${JSON.stringify(id)}`);
-  if (typeof config !== 'object' || config === null) throw new IsocodeError('INVALID_SCOPE', `scope "${id}": expected an object`);
+  if (!SCOPE_ID.test(id))
+    throw new IsocodeError('INVALID_SCOPE', `invalid scope id ${JSON.stringify(id)}`);
+  if (typeof config !== 'object' || config === null)
+    throw new IsocodeError('INVALID_SCOPE', `scope "${id}": expected an object`);
   const known = new Set(['parent', 'mode', 'allow', 'deny']);
   for (const key of Object.keys(config)) {
-    if (!known.has(key)) throw new IsocodeError('INVALID_SCOPE', `scope "${id}": unknown key "${key}"`);
+    if (!known.has(key))
+      throw new IsocodeError('INVALID_SCOPE', `scope "${id}": unknown key "${key}"`);
   }
   if (config.mode !== undefined && !MODES.includes(config.mode)) {
-    throw new IsocodeError('INVALID_SCOPE', `scope "${id}": mode must be one of ${MODES.join(', ')}`);
+    throw new IsocodeError(
+      'INVALID_SCOPE',
+      `scope "${id}": mode must be one of ${MODES.join(', ')}`,
+    );
   }
   const parent = id === DEFAULT_SCOPE ? undefined : (config.parent ?? DEFAULT_SCOPE);
   if (id === DEFAULT_SCOPE && config.parent !== undefined) {
-    throw new IsocodeError('INVALID_SCOPE', `scope "${DEFAULT_SCOPE}" is the root and cannot have a parent`);
+    throw new IsocodeError(
+      'INVALID_SCOPE',
+      `scope "${DEFAULT_SCOPE}" is the root and cannot have a parent`,
+    );
   }
-  if (parent === id) throw new IsocodeError('INVALID_SCOPE', `scope "${id}" cannot be its own parent`);
+  if (parent === id)
+    throw new IsocodeError('INVALID_SCOPE', `scope "${id}" cannot be its own parent`);
   const allow = config.allow === undefined ? undefined : compilePatterns(id, 'allow', config.allow);
   const deny = config.deny === undefined ? [] : compilePatterns(id, 'deny', config.deny);
   return {

@@ -31,7 +31,9 @@ export interface ToolContext {
 }
 
 /** A function type whose parameters are checked bivariantly, so typed tools fit `ToolDefinition[]`. */
-export type Bivariant<F extends (...args: never[]) => unknown> = { bivarianceHack(...args: Parameters<F>): ReturnType<F> }['bivarianceHack'];
+export type Bivariant<F extends (...args: never[]) => unknown> = {
+  bivarianceHack(...args: Parameters<F>): ReturnType<F>;
+}['bivarianceHack'];
 
 /**
  * A tool definition. `defineTool` is a typed helper; a plain object of this shape is accepted
@@ -59,7 +61,8 @@ export interface ToolDefinition<Args = unknown, Result = unknown> {
   /** Turns the value into model-facing content. @default pretty-printed JSON text */
   render?: Bivariant<(value: Result) => string | ContentBlock[]> | undefined;
   /** Rewrites the final content of every outcome of this tool (success or failure), exactly once. */
-  finalizeContent?: ((content: ContentBlock[], outcome: OutcomeSummary) => ContentBlock[]) | undefined;
+  finalizeContent?:
+    ((content: ContentBlock[], outcome: OutcomeSummary) => ContentBlock[]) | undefined;
 }
 
 /** The summary of an outcome given to content finalizers. */

@@ -25,25 +25,40 @@ export interface McpTool {
 
 /** Renders tool schemas in the OpenAI function-calling shape. */
 export function toOpenAiTools(tools: readonly ToolSchema[]): OpenAiTool[] {
-  return tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.inputSchema } }));
+  return tools.map((t) => ({
+    type: 'function',
+    function: { name: t.name, description: t.description, parameters: t.inputSchema },
+  }));
 }
 
 /** Renders tool schemas in the Anthropic tool shape. */
 export function toAnthropicTools(tools: readonly ToolSchema[]): AnthropicTool[] {
-  return tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }));
+  return tools.map((t) => ({
+    name: t.name,
+    description: t.description,
+    input_schema: t.inputSchema,
+  }));
 }
 
 /** Renders tool schemas in the MCP `tools/list` shape (an MCP `outputSchema` must be an object schema). */
 export function toMcpTools(tools: readonly ToolSchema[]): McpTool[] {
   return tools.map((t) =>
     t.outputSchema !== undefined && t.outputSchema.type === 'object'
-      ? { name: t.name, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema }
+      ? {
+          name: t.name,
+          description: t.description,
+          inputSchema: t.inputSchema,
+          outputSchema: t.outputSchema,
+        }
       : { name: t.name, description: t.description, inputSchema: t.inputSchema },
   );
 }
 
 /** Renders tool schemas in the given wire format. */
-export function toWireFormat(tools: readonly ToolSchema[], format: WireFormat): OpenAiTool[] | AnthropicTool[] | McpTool[] {
+export function toWireFormat(
+  tools: readonly ToolSchema[],
+  format: WireFormat,
+): OpenAiTool[] | AnthropicTool[] | McpTool[] {
   switch (format) {
     case 'openai':
       return toOpenAiTools(tools);

@@ -42,7 +42,12 @@ describe('native checker: process lifecycle', () => {
   it('closes while checks are in flight: they reject, no process is left', async () => {
     const checker = newChecker();
     await checker.warmup();
-    const pending = Array.from({ length: 5 }, () => checker.check(GOOD, READ_SDK).then(() => 'ok', (e: unknown) => e));
+    const pending = Array.from({ length: 5 }, () =>
+      checker.check(GOOD, READ_SDK).then(
+        () => 'ok',
+        (e: unknown) => e,
+      ),
+    );
     await checker.close();
     for (const outcome of await Promise.all(pending)) {
       if (outcome !== 'ok') expect(outcome).toMatchObject({ code: 'SHUTTING_DOWN' });
@@ -75,9 +80,12 @@ describe('native checker: process lifecycle', () => {
       await waitFor(() => childProcesses().length === 1);
       process.kill(onlyCompiler(), 'SIGKILL');
       // Sent before the exit is noticed: the writes go to a dead pipe.
-      const outcomes = await Promise.allSettled(Array.from({ length: 4 }, () => checker.check(GOOD, READ_SDK)));
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 4 }, () => checker.check(GOOD, READ_SDK)),
+      );
       for (const outcome of outcomes) {
-        if (outcome.status === 'rejected') expect(outcome.reason).toMatchObject({ code: 'INTERNAL_ERROR' });
+        if (outcome.status === 'rejected')
+          expect(outcome.reason).toMatchObject({ code: 'INTERNAL_ERROR' });
       }
       expect(outcomes.some((o) => o.status === 'rejected')).toBe(true);
     }
@@ -88,7 +96,10 @@ describe('native checker: process lifecycle', () => {
     await checker.warmup(READ_SDK);
     process.kill(onlyCompiler(), 'SIGKILL');
     await waitFor(() => checker.stats().processes === 0);
-    const diags = await checker.check('return (await tools.read_file({ path: "a" })).nope;', READ_SDK);
+    const diags = await checker.check(
+      'return (await tools.read_file({ path: "a" })).nope;',
+      READ_SDK,
+    );
     expect(diags.map((d) => d.code)).toEqual([2339]);
   });
 
@@ -134,14 +145,20 @@ describe('native checker: process lifecycle', () => {
     for (let round = 0; round < 2; round++) {
       await expect(checker.check(GOOD, READ_SDK)).resolves.toEqual([]);
       await expect(checker.check(write, WRITE_SDK)).resolves.toEqual([]);
-      await expect(checker.check('await tools.list_files({ path: "." });', third)).resolves.toEqual([]);
+      await expect(checker.check('await tools.list_files({ path: "." });', third)).resolves.toEqual(
+        [],
+      );
       expect(checker.stats().cachedSdks).toBeLessThanOrEqual(2);
     }
     expect(checker.stats().checks).toBe(6);
   });
 
   it('rejects invalid options', () => {
-    expect(() => createNativeChecker({ slotsPerSdk: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG' }));
-    expect(() => createNativeChecker({ timeoutMs: 1.5 })).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG' }));
+    expect(() => createNativeChecker({ slotsPerSdk: 0 })).toThrow(
+      expect.objectContaining({ code: 'INVALID_CONFIG' }),
+    );
+    expect(() => createNativeChecker({ timeoutMs: 1.5 })).toThrow(
+      expect.objectContaining({ code: 'INVALID_CONFIG' }),
+    );
   });
 });

@@ -28,9 +28,18 @@ describe('native checker: programs', () => {
   });
 
   it('reports a wrong property at its program line and column', async () => {
-    const diags = await checker.check('const r = await tools.read_file({ path: "a" });\nreturn r.contnt;', READ_SDK);
+    const diags = await checker.check(
+      'const r = await tools.read_file({ path: "a" });\nreturn r.contnt;',
+      READ_SDK,
+    );
     expect(diags).toHaveLength(1);
-    expect(diags[0]).toMatchObject({ kind: 'typecheck', code: 2551, category: 'error', line: 2, column: 10 });
+    expect(diags[0]).toMatchObject({
+      kind: 'typecheck',
+      code: 2551,
+      category: 'error',
+      line: 2,
+      column: 10,
+    });
     expect(diags[0]?.message).toContain("Property 'contnt' does not exist");
     expect(diags[0]).toMatchObject({ endLine: 2, endColumn: 16 });
   });
@@ -43,14 +52,20 @@ describe('native checker: programs', () => {
   });
 
   it('reports a missing await with the hint', async () => {
-    const diags = await checker.check('const r = tools.read_file({ path: "a" });\nreturn r.content;', READ_SDK);
+    const diags = await checker.check(
+      'const r = tools.read_file({ path: "a" });\nreturn r.content;',
+      READ_SDK,
+    );
     expect(codes(diags)).toEqual([2339]);
     expect(diags[0]).toMatchObject({ line: 2, column: 10 });
     expect(diags[0]?.message).toContain("Did you forget to use 'await'?");
   });
 
   it('reports an unknown tool', async () => {
-    const diags = await checker.check('\n  await tools.write_file({ path: "a", content: "b" });', READ_SDK);
+    const diags = await checker.check(
+      '\n  await tools.write_file({ path: "a", content: "b" });',
+      READ_SDK,
+    );
     expect(codes(diags)).toEqual([2339]);
     expect(diags[0]).toMatchObject({ line: 2, column: 15 });
     expect(diags[0]?.message).toContain("Property 'write_file' does not exist on type 'Tools'");
@@ -67,7 +82,10 @@ describe('native checker: programs', () => {
   });
 
   it('flattens message chains into indented lines', async () => {
-    const diags = await checker.check('let f: (x: string) => void = (x: number) => {};\nf("a");', READ_SDK);
+    const diags = await checker.check(
+      'let f: (x: string) => void = (x: number) => {};\nf("a");',
+      READ_SDK,
+    );
     expect(codes(diags)).toEqual([2322]);
     expect(diags[0]?.message).toBe(
       [
@@ -79,8 +97,13 @@ describe('native checker: programs', () => {
   });
 
   it('reports syntax errors (and only those) with TS codes in program coordinates', async () => {
-    const diags = await checker.check('const a: number = "x";\nconst s = "é😀"; let y = ;', READ_SDK);
-    expect(diags).toEqual([expect.objectContaining({ kind: 'syntax', code: 1109, line: 2, column: 26 })]);
+    const diags = await checker.check(
+      'const a: number = "x";\nconst s = "é😀"; let y = ;',
+      READ_SDK,
+    );
+    expect(diags).toEqual([
+      expect.objectContaining({ kind: 'syntax', code: 1109, line: 2, column: 26 }),
+    ]);
   });
 
   it('uses UTF-16 columns after non-ASCII text', async () => {
@@ -98,19 +121,23 @@ describe('native checker: programs', () => {
     ].join('\n');
     await expect(checker.check(shadowing, READ_SDK)).resolves.toEqual([]);
     // The local interface did not merge into the global Tools.
-    const merged = await checker.check('interface Tools { extra(): Promise<void> }\nawait tools.extra();', READ_SDK);
+    const merged = await checker.check(
+      'interface Tools { extra(): Promise<void> }\nawait tools.extra();',
+      READ_SDK,
+    );
     expect(codes(merged)).toEqual([2339]);
     expect(merged[0]?.line).toBe(2);
     const constant = await checker.check('const tools = 1;\nreturn tools + 1;', READ_SDK);
     expect(constant).toEqual([]);
     // And the SDK is intact for the next program.
-    await expect(checker.check('return (await tools.read_file({ path: "a" })).content;', READ_SDK)).resolves.toEqual(
-      [],
-    );
+    await expect(
+      checker.check('return (await tools.read_file({ path: "a" })).content;', READ_SDK),
+    ).resolves.toEqual([]);
   });
 
   it('rejects a program that closes its wrapper to declare globals, without affecting later checks', async () => {
-    const escape = '}\ndeclare global { interface Tools { evil(): Promise<void> } }\nfunction x() {';
+    const escape =
+      '}\ndeclare global { interface Tools { evil(): Promise<void> } }\nfunction x() {';
     const diags = await checker.check(escape, READ_SDK);
     expect(diags.length).toBeGreaterThan(0);
     expect(diags[0]?.kind).toBe('syntax');
@@ -120,7 +147,8 @@ describe('native checker: programs', () => {
 
   it('never returns the previous program results (consecutive checks)', async () => {
     const good = 'return (await tools.read_file({ path: "a" })).size;';
-    const bad = (i: number): string => `const r = await tools.read_file({ path: "a" });\nreturn r.missing_${i};`;
+    const bad = (i: number): string =>
+      `const r = await tools.read_file({ path: "a" });\nreturn r.missing_${i};`;
     for (let i = 0; i < 6; i++) {
       const diags = await checker.check(bad(i), READ_SDK);
       expect(diags).toHaveLength(1);
@@ -153,7 +181,10 @@ describe('native checker: programs', () => {
     // Mixed SDKs and programs: every fifth is a correct write_file program, the others name a unique property.
     const cases = Array.from({ length: 20 }, (_, i) =>
       i % 5 === 0
-        ? { sdk: WRITE_SDK, program: `return (await tools.write_file({ path: "${i}", content: "" })).written + ${i};` }
+        ? {
+            sdk: WRITE_SDK,
+            program: `return (await tools.write_file({ path: "${i}", content: "" })).written + ${i};`,
+          }
         : {
             sdk: READ_SDK,
             program: `const r = await tools.read_file({ path: "${i}" });\n${'\n'.repeat(i % 3)}return r.prop_${i};`,
@@ -172,29 +203,42 @@ describe('native checker: programs', () => {
   });
 
   it('reports SDK errors as internal diagnostics at line 0', async () => {
-    const broken = { hash: 'broken', text: `${READ_SDK.text}\ninterface Tools { broken(): Promise<Missing> }\n` };
+    const broken = {
+      hash: 'broken',
+      text: `${READ_SDK.text}\ninterface Tools { broken(): Promise<Missing> }\n`,
+    };
     const diags = await checker.check('return 1;', broken);
     expect(diags).toHaveLength(1);
     expect(diags[0]).toMatchObject({ kind: 'typecheck', code: 2304, line: 0, column: 0 });
-    expect(diags[0]?.message).toMatch(/Internal error in the tool SDK \(sdk\.d\.ts line \d+, col \d+\), not in your program/);
+    expect(diags[0]?.message).toMatch(
+      /Internal error in the tool SDK \(sdk\.d\.ts line \d+, col \d+\), not in your program/,
+    );
   });
 
   it('limits the number of diagnostics and sorts them by position', async () => {
-    const program = Array.from({ length: 30 }, (_, i) => `const v${i}: number = "${i}";`).join('\n');
+    const program = Array.from({ length: 30 }, (_, i) => `const v${i}: number = "${i}";`).join(
+      '\n',
+    );
     const diags = await checker.check(program, READ_SDK);
     expect(diags).toHaveLength(20);
     expect(diags.map((d) => d.line)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
   });
 
   it('rejects invalid arguments', async () => {
-    await expect(checker.check(1 as unknown as string, READ_SDK)).rejects.toMatchObject({ code: 'INVALID_ARGS' });
-    await expect(checker.check('return 1', { text: 'x', hash: '' })).rejects.toMatchObject({ code: 'INVALID_ARGS' });
+    await expect(checker.check(1 as unknown as string, READ_SDK)).rejects.toMatchObject({
+      code: 'INVALID_ARGS',
+    });
+    await expect(checker.check('return 1', { text: 'x', hash: '' })).rejects.toMatchObject({
+      code: 'INVALID_ARGS',
+    });
   });
 
   it('rejects an already aborted check', async () => {
     const controller = new AbortController();
     controller.abort();
-    await expect(checker.check('return 1', READ_SDK, { signal: controller.signal })).rejects.toMatchObject({
+    await expect(
+      checker.check('return 1', READ_SDK, { signal: controller.signal }),
+    ).rejects.toMatchObject({
       code: 'ABORTED',
     });
   });

@@ -14,12 +14,18 @@ const diag = (over: Partial<Diagnostic>): Diagnostic => ({
 
 describe('formatDiagnostics', () => {
   it('renders one line per diagnostic with the TS code', () => {
-    expect(formatDiagnostics([diag({})])).toBe("line 3, col 5: TS2339 Property 'x' does not exist on type 'T'.");
+    expect(formatDiagnostics([diag({})])).toBe(
+      "line 3, col 5: TS2339 Property 'x' does not exist on type 'T'.",
+    );
   });
 
   it('indents the detail lines of a message chain', () => {
-    const text = formatDiagnostics([diag({ code: 2322, message: "Type 'A' is not assignable to type 'B'.\n  Types differ." })]);
-    expect(text).toBe("line 3, col 5: TS2322 Type 'A' is not assignable to type 'B'.\n    Types differ.");
+    const text = formatDiagnostics([
+      diag({ code: 2322, message: "Type 'A' is not assignable to type 'B'.\n  Types differ." }),
+    ]);
+    expect(text).toBe(
+      "line 3, col 5: TS2322 Type 'A' is not assignable to type 'B'.\n    Types differ.",
+    );
   });
 
   it('labels syntax errors without a TS code, internal problems, and non-error categories', () => {
@@ -40,7 +46,9 @@ describe('formatDiagnostics', () => {
     const lines = formatDiagnostics(many, 2).split('\n');
     expect(lines).toHaveLength(3);
     expect(lines[2]).toBe('... and 3 more diagnostics not shown');
-    expect(formatDiagnostics(many.slice(0, 3), 2).split('\n')[2]).toBe('... and 1 more diagnostic not shown');
+    expect(formatDiagnostics(many.slice(0, 3), 2).split('\n')[2]).toBe(
+      '... and 1 more diagnostic not shown',
+    );
   });
 
   it('renders nothing for no diagnostics', () => {

@@ -35,9 +35,18 @@ const SDK: SdkSource = { hash: 'measure', text: sdkText(TOOLS, 'a') };
 const program = (i: number): string =>
   `const r = await tools.tool_${i % 10}({ path: "f${i}", mode: "a" });\nconst names = r.items.map((x) => x.name.toUpperCase());\nconst bad: number = names[0];\nreturn { n: names.length, c: r.content.slice(0, ${i}) };`;
 const wrap = (p: string): string => `export {};\nasync function __isocode_main__() {\n${p}\n}\n`;
-const OPTIONS = { target: 'es2022', lib: ['es2022'], strict: true, noEmit: true, skipLibCheck: true, types: [], moduleDetection: 'force' };
+const OPTIONS = {
+  target: 'es2022',
+  lib: ['es2022'],
+  strict: true,
+  noEmit: true,
+  skipLibCheck: true,
+  types: [],
+  moduleDetection: 'force',
+};
 
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
+const median = (values: number[]): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
 const ms = (value: number): string => `${value.toFixed(2)} ms`;
 const rssMb = (pid: number): number =>
   Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
@@ -47,14 +56,18 @@ function rawFs(files: Map<string, string>): FileSystem {
   return {
     readFile: (f) => (inRoot(f) ? (files.get(f) ?? null) : undefined),
     fileExists: (f) => (inRoot(f) ? files.has(f) : undefined),
-    directoryExists: (d) => (inRoot(`${d}/`) ? [...files.keys()].some((k) => k.startsWith(`${d}/`)) : undefined),
+    directoryExists: (d) =>
+      inRoot(`${d}/`) ? [...files.keys()].some((k) => k.startsWith(`${d}/`)) : undefined,
     realpath: (p) => p,
   };
 }
 
 function rawFiles(): Map<string, string> {
   return new Map([
-    ['/v/p/tsconfig.json', JSON.stringify({ compilerOptions: OPTIONS, files: ['sdk.d.ts', 'main.ts'] })],
+    [
+      '/v/p/tsconfig.json',
+      JSON.stringify({ compilerOptions: OPTIONS, files: ['sdk.d.ts', 'main.ts'] }),
+    ],
     ['/v/p/sdk.d.ts', SDK.text],
     ['/v/p/main.ts', wrap('')],
   ]);
@@ -117,7 +130,9 @@ async function rawSync(): Promise<void> {
   check(program(0));
   console.log(`raw sync API: cold ${ms(performance.now() - start)}`);
   const seq = await sequential((p) => Promise.resolve(check(p)));
-  console.log(`raw sync API: sequential ${ms(seq)} per check (the event loop is blocked for all of it)`);
+  console.log(
+    `raw sync API: sequential ${ms(seq)} per check (the event loop is blocked for all of it)`,
+  );
   snapshot.dispose();
   api.close();
 }
@@ -139,15 +154,23 @@ async function facts(): Promise<void> {
     const before = rssMb(pid);
     for (let i = 0; i < 500; i++) await check(i, dispose);
     const growth = rssMb(pid) - before;
-    console.log(`facts: 500 checks ${dispose ? 'disposing' : 'NOT disposing'} snapshots: compiler RSS +${growth.toFixed(1)} MB`);
+    console.log(
+      `facts: 500 checks ${dispose ? 'disposing' : 'NOT disposing'} snapshots: compiler RSS +${growth.toFixed(1)} MB`,
+    );
   }
   // The last checked program had one error; the new one has none.
   files.set('/v/p/main.ts', wrap('return 1;'));
   const unnamed = await api.updateSnapshot();
-  const stale = await unnamed.getProject('/v/p/tsconfig.json')?.program.getSemanticDiagnostics('/v/p/main.ts');
+  const stale = await unnamed
+    .getProject('/v/p/tsconfig.json')
+    ?.program.getSemanticDiagnostics('/v/p/main.ts');
   const named = await api.updateSnapshot({ fileChanges: { changed: ['/v/p/main.ts'] } });
-  const fresh = await named.getProject('/v/p/tsconfig.json')?.program.getSemanticDiagnostics('/v/p/main.ts');
-  console.log(`facts: new program without errors; file not named: ${stale?.length} diagnostic(s) (stale), named: ${fresh?.length}`);
+  const fresh = await named
+    .getProject('/v/p/tsconfig.json')
+    ?.program.getSemanticDiagnostics('/v/p/main.ts');
+  console.log(
+    `facts: new program without errors; file not named: ${stale?.length} diagnostic(s) (stale), named: ${fresh?.length}`,
+  );
   await api.close();
 }
 
@@ -223,7 +246,9 @@ async function syncInWorker(): Promise<void> {
   await check(program(0));
   console.log(`sync API in a worker thread: cold ${ms(performance.now() - start)}`);
   console.log(`sync API in a worker thread: sequential ${ms(await sequential(check))} per check`);
-  console.log(`sync API in a worker thread: 20 concurrent ${ms(await concurrent20(check))} in total`);
+  console.log(
+    `sync API in a worker thread: 20 concurrent ${ms(await concurrent20(check))} in total`,
+  );
   await worker.terminate();
 }
 
@@ -247,10 +272,15 @@ async function checker(slotsPerSdk: number): Promise<void> {
 }
 
 async function sdkFigures(c: TypeChecker, pid: number): Promise<void> {
-  const sdks = Array.from({ length: 7 }, (_, i) => ({ hash: `extra-${i}`, text: sdkText(TOOLS, `x${i}`) }));
+  const sdks = Array.from({ length: 7 }, (_, i) => ({
+    hash: `extra-${i}`,
+    text: sdkText(TOOLS, `x${i}`),
+  }));
   let start = performance.now();
   await c.check(program(1), sdks[0] ?? SDK);
-  console.log(`  a new SDK (${SDK.text.length} chars): first check ${ms(performance.now() - start)}`);
+  console.log(
+    `  a new SDK (${SDK.text.length} chars): first check ${ms(performance.now() - start)}`,
+  );
   for (const sdk of sdks.slice(1)) await c.check(program(1), sdk);
   const all = [SDK, ...sdks];
   const times: number[] = [];
@@ -259,14 +289,18 @@ async function sdkFigures(c: TypeChecker, pid: number): Promise<void> {
     await c.check(program(i), all[i % all.length] ?? SDK);
     times.push(performance.now() - start);
   }
-  console.log(`  8 SDKs cached, alternating checks: ${ms(median(times))}; compiler RSS ${rssMb(pid).toFixed(1)} MB`);
+  console.log(
+    `  8 SDKs cached, alternating checks: ${ms(median(times))}; compiler RSS ${rssMb(pid).toFixed(1)} MB`,
+  );
 }
 
 async function twoProcesses(): Promise<void> {
   const pool = [createNativeChecker({ slotsPerSdk: 1 }), createNativeChecker({ slotsPerSdk: 1 })];
   await Promise.all(pool.map((c) => c.warmup(SDK)));
   for (const c of pool) await sequential((p) => c.check(p, SDK));
-  const conc = await concurrent20((p, i) => (pool[i % 2] ?? pool[0])?.check(p, SDK) ?? Promise.resolve());
+  const conc = await concurrent20(
+    (p, i) => (pool[i % 2] ?? pool[0])?.check(p, SDK) ?? Promise.resolve(),
+  );
   console.log(`two processes (1 slot each): 20 concurrent ${ms(conc)} in total`);
   await Promise.all(pool.map((c) => c.close()));
 }

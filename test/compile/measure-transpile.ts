@@ -26,7 +26,8 @@ if (v${i}.id % 3 === 0) { console.log(v${i}.name satisfies string); }`);
 }
 
 const wrap = (p: string): string => `(async function () {\n'use strict';\n${p}\n})`;
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
+const median = (values: number[]): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
 
 /** `fn` gets a distinct round number to vary its input: V8 caches compiled code by source text. */
 function measure(label: string, fn: (round: number) => unknown, warmup = 300, rounds = 1000): void {
@@ -40,11 +41,14 @@ function measure(label: string, fn: (round: number) => unknown, warmup = 300, ro
     fn(warmup + i);
     times.push(performance.now() - start);
   }
-  console.log(`${label}: first call ${cold.toFixed(2)} ms, warm median ${(median(times) * 1000).toFixed(1)} µs`);
+  console.log(
+    `${label}: first call ${cold.toFixed(2)} ms, warm median ${(median(times) * 1000).toFixed(1)} µs`,
+  );
 }
 
-const AsyncFunction = (Object.getPrototypeOf(async function () {}) as { constructor: new (body: string) => unknown })
-  .constructor;
+const AsyncFunction = (
+  Object.getPrototypeOf(async function () {}) as { constructor: new (body: string) => unknown }
+).constructor;
 
 for (const [name, program] of [
   ['small program (6 lines)', SMALL],
@@ -54,7 +58,11 @@ for (const [name, program] of [
   const variant = (round: number): string => `${program}\n// ${round}`;
   console.log(`${name}: ${program.length} chars`);
   measure('  oxc transformSync (with source map)', (r) =>
-    transformSync('program.ts', wrap(variant(r)), { lang: 'ts', sourceType: 'script', sourcemap: true }),
+    transformSync('program.ts', wrap(variant(r)), {
+      lang: 'ts',
+      sourceType: 'script',
+      sourcemap: true,
+    }),
   );
   measure('  oxc transformSync (no source map)', (r) =>
     transformSync('program.ts', wrap(variant(r)), { lang: 'ts', sourceType: 'script' }),
@@ -71,7 +79,10 @@ for (const [name, program] of [
   );
   const out = transformSync('program.ts', wrap(program), { lang: 'ts', sourceType: 'script' }).code;
   const body = out.slice(out.indexOf('{\n') + 2, out.lastIndexOf('\n})'));
-  measure('  V8 function-body check (new AsyncFunction)', (r) => new AsyncFunction(`${body}\n// ${r}`));
+  measure(
+    '  V8 function-body check (new AsyncFunction)',
+    (r) => new AsyncFunction(`${body}\n// ${r}`),
+  );
   measure('  transpileProgram (oxc + body check)', (r) => transpileProgram(variant(r)));
   measure(
     '  transpileProgram + first mapPosition (source-map decode)',

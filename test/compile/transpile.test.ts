@@ -13,7 +13,11 @@ function ok(program: string): Ok {
 
 /** Evaluates the transpiled expression as the script `program.js` (globals from `scope`) and calls it. */
 async function run(js: string, scope: Record<string, unknown> = {}): Promise<unknown> {
-  const fn = vm.runInNewContext(js, { ...scope }, { filename: 'program.js' }) as () => Promise<unknown>;
+  const fn = vm.runInNewContext(
+    js,
+    { ...scope },
+    { filename: 'program.js' },
+  ) as () => Promise<unknown>;
   return fn();
 }
 
@@ -39,7 +43,9 @@ describe('transpileProgram', () => {
   });
 
   it('supports top-level await and return', async () => {
-    const result = ok('const v = await Promise.resolve(20);\nif (v > 10) {\n  return v + 1;\n}\nreturn 0;');
+    const result = ok(
+      'const v = await Promise.resolve(20);\nif (v > 10) {\n  return v + 1;\n}\nreturn 0;',
+    );
     await expect(run(result.js)).resolves.toBe(21);
   });
 
@@ -49,7 +55,9 @@ describe('transpileProgram', () => {
   });
 
   it('transforms enums and calls bindings in scope', async () => {
-    const result = ok('enum Mode { A = "a", B = "b" }\nconst r = await tools.read({ mode: Mode.B });\nreturn r;');
+    const result = ok(
+      'enum Mode { A = "a", B = "b" }\nconst r = await tools.read({ mode: Mode.B });\nreturn r;',
+    );
     const tools = { read: (input: { mode: string }) => Promise.resolve(`mode=${input.mode}`) };
     await expect(run(result.js, { tools })).resolves.toBe('mode=b');
   });
@@ -59,7 +67,13 @@ describe('transpileProgram', () => {
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.diagnostics).toHaveLength(1);
-    expect(result.diagnostics[0]).toMatchObject({ kind: 'syntax', code: 0, category: 'error', line: 2, column: 26 });
+    expect(result.diagnostics[0]).toMatchObject({
+      kind: 'syntax',
+      code: 0,
+      category: 'error',
+      line: 2,
+      column: 26,
+    });
   });
 
   it('reports an unclosed brace at the end of the program with a hint', () => {
@@ -72,7 +86,10 @@ describe('transpileProgram', () => {
   });
 
   it('rejects a program that closes its wrapper early and runs code outside it', () => {
-    for (const program of ['}, globalThis.escaped = 1, function () {', '}), evil(), (function () {']) {
+    for (const program of [
+      '}, globalThis.escaped = 1, function () {',
+      '}), evil(), (function () {',
+    ]) {
       const result = transpileProgram(program);
       expect(result.ok).toBe(false);
       if (result.ok) continue;
@@ -90,7 +107,8 @@ describe('transpileProgram', () => {
   });
 
   it('maps a runtime error position back to the program line and column', async () => {
-    const program = 'const s: string = "é😀";\nconst n: number = s.length;\n\n  throw new Error("boom " + n);';
+    const program =
+      'const s: string = "é😀";\nconst n: number = s.length;\n\n  throw new Error("boom " + n);';
     const result = ok(program);
     let stack = '';
     try {
@@ -102,7 +120,10 @@ describe('transpileProgram', () => {
     // The stack trace's position in the generated script maps back to `new Error` on line 4 of the program.
     const frame = /program\.js:(\d+):(\d+)/.exec(stack);
     expect(frame).not.toBeNull();
-    expect(result.mapPosition(Number(frame?.[1]), Number(frame?.[2]))).toEqual({ line: 4, column: 9 });
+    expect(result.mapPosition(Number(frame?.[1]), Number(frame?.[2]))).toEqual({
+      line: 4,
+      column: 9,
+    });
     const at = positionOf(result.js, 'throw');
     expect(result.mapPosition(at.line, at.column)).toEqual({ line: 4, column: 3 });
     const errAt = positionOf(result.js, 'new Error');
@@ -113,7 +134,10 @@ describe('transpileProgram', () => {
     const program = 'foo("é😀", "😀😀", bar(1));';
     const result = ok(program);
     const at = positionOf(result.js, 'bar(');
-    expect(result.mapPosition(at.line, at.column)).toEqual({ line: 1, column: program.indexOf('bar(') + 1 });
+    expect(result.mapPosition(at.line, at.column)).toEqual({
+      line: 1,
+      column: program.indexOf('bar(') + 1,
+    });
   });
 
   it('maps every statement of a longer program with type-only lines removed and enums rewritten', () => {
@@ -135,7 +159,10 @@ describe('transpileProgram', () => {
       const expectedLine = programLines.findIndex((l) => l.includes(marker)) + 1;
       const expectedColumn = (programLines[expectedLine - 1] ?? '').indexOf(marker) + 1;
       const at = positionOf(result.js, marker);
-      expect(result.mapPosition(at.line, at.column)).toEqual({ line: expectedLine, column: expectedColumn });
+      expect(result.mapPosition(at.line, at.column)).toEqual({
+        line: expectedLine,
+        column: expectedColumn,
+      });
     }
   });
 

@@ -1,14 +1,28 @@
 import { describe, expect, it } from 'vitest';
-import { createRuntime, type ApprovalOutcome, type Approver, type ExecutorEvent } from '../../src/index.js';
+import {
+  createRuntime,
+  type ApprovalOutcome,
+  type Approver,
+  type ExecutorEvent,
+} from '../../src/index.js';
 import { deferred, echo, recorder } from './fixtures.js';
 
 const ask = { preExecute: () => ({ action: 'ask' as const, message: 'may I?' }) };
 
-async function withApprover(approver: Approver | undefined, extra: { approvalTimeoutMs?: number } = {}) {
+async function withApprover(
+  approver: Approver | undefined,
+  extra: { approvalTimeoutMs?: number } = {},
+) {
   const events: ExecutorEvent[] = [];
   let ran = 0;
   const tool = { ...echo, execute: (a: { text: string }) => (ran++, a) };
-  const rt = await createRuntime({ tools: [tool], hooks: ask, approver, onEvent: (e) => void events.push(e), ...extra });
+  const rt = await createRuntime({
+    tools: [tool],
+    hooks: ask,
+    approver,
+    onEvent: (e) => void events.push(e),
+    ...extra,
+  });
   return { rt, events, ran: () => ran };
 }
 
@@ -55,13 +69,18 @@ describe('the approval seam', () => {
     ]) {
       const { rt, ran } = await withApprover(approver);
       const res = await rt.execute({ name: 'echo', args: { text: 'a' } });
-      expect(!res.ok && res.error).toMatchObject({ code: 'DENIED', reason: 'approval-unavailable' });
+      expect(!res.ok && res.error).toMatchObject({
+        code: 'DENIED',
+        reason: 'approval-unavailable',
+      });
       expect(ran()).toBe(0);
     }
   });
 
   it('a never-answering approver settles unavailable after approvalTimeoutMs', async () => {
-    const { rt, ran } = await withApprover(() => new Promise<ApprovalOutcome>(() => {}), { approvalTimeoutMs: 30 });
+    const { rt, ran } = await withApprover(() => new Promise<ApprovalOutcome>(() => {}), {
+      approvalTimeoutMs: 30,
+    });
     const res = await rt.execute({ name: 'echo', args: { text: 'a' } });
     expect(!res.ok && res.error).toMatchObject({ code: 'DENIED', reason: 'approval-unavailable' });
     expect(ran()).toBe(0);
@@ -81,7 +100,10 @@ describe('the approval seam', () => {
     const res = await pending;
     answer.resolve('allowed-once');
     await new Promise((r) => setTimeout(r, 5));
-    expect(!res.ok && res.error).toMatchObject({ code: 'ABORTED_BEFORE_DISPATCH', reason: 'approval-cancelled' });
+    expect(!res.ok && res.error).toMatchObject({
+      code: 'ABORTED_BEFORE_DISPATCH',
+      reason: 'approval-cancelled',
+    });
     expect(ran()).toBe(0);
     expect(approverSignal?.aborted).toBe(true);
     const decided = events.filter((e) => e.type === 'approval/decided');
@@ -93,11 +115,20 @@ describe('the approval seam', () => {
     const r = recorder();
     const rt = await createRuntime({
       tools: [echo],
-      hooks: { preExecute: [() => ({ action: 'ask' }), () => ({ action: 'deny', reason: 'no echo today' })] },
+      hooks: {
+        preExecute: [
+          () => ({ action: 'ask' }),
+          () => ({ action: 'deny', reason: 'no echo today' }),
+        ],
+      },
       approver: () => (r.mark('approver'), 'allowed-once'),
     });
     const res = await rt.execute({ name: 'echo', args: { text: 'a' } });
-    expect(!res.ok && res.error).toMatchObject({ code: 'DENIED', reason: 'policy', message: 'no echo today' });
+    expect(!res.ok && res.error).toMatchObject({
+      code: 'DENIED',
+      reason: 'policy',
+      message: 'no echo today',
+    });
     expect(r.seen).toEqual([]);
   });
 
@@ -112,7 +143,19 @@ describe('the approval seam', () => {
       approver: () => 'allowed-once',
     });
     const res = await rt.execute({ name: 'echo', args: { text: 'a' } });
-    expect(!res.ok && res.error).toMatchObject({ code: 'DENIED', reason: 'guard', message: 'guarded' });
-    expect(res.meta.stages).toEqual(['create', 'validate', 'pre-execute', 'approval', 'guards', 'post-execute', 'finalize']);
+    expect(!res.ok && res.error).toMatchObject({
+      code: 'DENIED',
+      reason: 'guard',
+      message: 'guarded',
+    });
+    expect(res.meta.stages).toEqual([
+      'create',
+      'validate',
+      'pre-execute',
+      'approval',
+      'guards',
+      'post-execute',
+      'finalize',
+    ]);
   });
 });

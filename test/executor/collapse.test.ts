@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { createRuntime, type ContentBlock, type ParentToken, type ToolResult } from '../../src/index.js';
+import {
+  createRuntime,
+  type ContentBlock,
+  type ParentToken,
+  type ToolResult,
+} from '../../src/index.js';
 import { scriptedRunner } from '../../src/testing.js';
 import { codeRuntime, deferred, echo, recorder, run } from './fixtures.js';
 
@@ -44,7 +49,11 @@ describe('the code-mode collapse is enforced by the executor', () => {
     const res = await rt.execute(run());
     expect(res.ok).toBe(true);
     expect(inner?.ok).toBe(true);
-    if (res.ok) expect(res.value).toMatchObject({ result: { text: 'from program' }, calls: [{ name: 'echo', ok: true }] });
+    if (res.ok)
+      expect(res.value).toMatchObject({
+        result: { text: 'from program' },
+        calls: [{ name: 'echo', ok: true }],
+      });
     expect(inner?.meta.parentId).toBe(res.meta.callId);
     await rt.close();
   });
@@ -53,7 +62,10 @@ describe('the code-mode collapse is enforced by the executor', () => {
     const code = await codeRuntime(() => 42);
     const ok = await code.execute(run());
     expect(ok.ok && ok.value).toMatchObject({ result: 42 });
-    const native = await createRuntime({ tools: [echo], codeMode: { runner: scriptedRunner(() => 1) } });
+    const native = await createRuntime({
+      tools: [echo],
+      codeMode: { runner: scriptedRunner(() => 1) },
+    });
     const res = await native.execute(run());
     expect(res.ok).toBe(false);
     if (!res.ok) expect(res.error.code).toBe('UNKNOWN_TOOL');
@@ -96,8 +108,13 @@ describe('the code-mode collapse is enforced by the executor', () => {
 
   it('a forged parent token is refused with INVALID_PARENT before any hook runs', async () => {
     const r = recorder();
-    const rt = await codeRuntime(() => null, [echo], { hooks: { preExecute: () => void r.mark('pre') } });
-    const res = await rt.execute({ name: 'echo', args: { text: 'x' } }, { parent: 'ptk_forged' as ParentToken });
+    const rt = await codeRuntime(() => null, [echo], {
+      hooks: { preExecute: () => void r.mark('pre') },
+    });
+    const res = await rt.execute(
+      { name: 'echo', args: { text: 'x' } },
+      { parent: 'ptk_forged' as ParentToken },
+    );
     expect(!res.ok && res.error.code).toBe('INVALID_PARENT');
     expect(r.seen).toEqual([]);
     await rt.close();
@@ -130,7 +147,10 @@ describe('the code-mode collapse is enforced by the executor', () => {
     const foreign = await b.execute({ name: 'echo', args: { text: 'x' } }, { parent: token });
     expect(!foreign.ok && foreign.error.code).toBe('INVALID_PARENT');
     a.defineScope('other', { mode: 'code' });
-    const otherScope = await a.execute({ name: 'echo', args: { text: 'x' } }, { parent: token, scope: 'other' });
+    const otherScope = await a.execute(
+      { name: 'echo', args: { text: 'x' } },
+      { parent: token, scope: 'other' },
+    );
     expect(!otherScope.ok && otherScope.error.code).toBe('INVALID_PARENT');
     const sameScope = await a.execute({ name: 'echo', args: { text: 'x' } }, { parent: token });
     expect(sameScope.ok).toBe(true);

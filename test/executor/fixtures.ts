@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { createRuntime, defineTool, type RuntimeOptions, type ToolDefinition } from '../../src/index.js';
+import {
+  createRuntime,
+  defineTool,
+  type RuntimeOptions,
+  type ToolDefinition,
+} from '../../src/index.js';
 import { scriptedRunner, type ScriptApi } from '../../src/testing.js';
 
 /** A recorder of who was called, in order. */
@@ -20,7 +25,12 @@ export const echo = defineTool({
 export const writeFile = defineTool({
   name: 'fs.write',
   description: 'Writes (fake).',
-  input: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false },
+  input: {
+    type: 'object',
+    properties: { path: { type: 'string' } },
+    required: ['path'],
+    additionalProperties: false,
+  },
   execute: (args: { path: string }) => ({ wrote: args.path }),
 });
 
@@ -48,4 +58,7 @@ export function codeRuntime(
   });
 }
 
-export const run = (description = 'test run') => ({ name: 'run_code', args: { code: 'return 1', description } });
+export const run = (description = 'test run') => ({
+  name: 'run_code',
+  args: { code: 'return 1', description },
+});

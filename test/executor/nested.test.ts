@@ -36,7 +36,15 @@ describe('nested dispatch', () => {
     const res = await rt.execute(run());
     expect(res.ok).toBe(true);
     expect(p.peak()).toBe(3);
-    expect(p.order.filter((o) => o.startsWith('start')).map((o) => o.slice(6))).toEqual(['r0', 'r1', 'r2', 'r3', 'r4', 'r5', 'r6']);
+    expect(p.order.filter((o) => o.startsWith('start')).map((o) => o.slice(6))).toEqual([
+      'r0',
+      'r1',
+      'r2',
+      'r3',
+      'r4',
+      'r5',
+      'r6',
+    ]);
   });
 
   it('an exclusive call waits for running calls, runs alone and holds later calls back', async () => {
@@ -64,16 +72,36 @@ describe('nested dispatch', () => {
     const gate = deferred();
     let secondRan = false;
     let firstFinished = false;
-    const block = defineTool({ name: 'block', description: '', input: {}, execute: async (_a, ctx) => { await Promise.race([gate.promise, new Promise((r) => ctx.signal.addEventListener('abort', r))]); firstFinished = true; return 1; } });
-    const other = defineTool({ name: 'other', description: '', input: {}, execute: () => ((secondRan = true), 2) });
+    const block = defineTool({
+      name: 'block',
+      description: '',
+      input: {},
+      execute: async (_a, ctx) => {
+        await Promise.race([
+          gate.promise,
+          new Promise((r) => ctx.signal.addEventListener('abort', r)),
+        ]);
+        firstFinished = true;
+        return 1;
+      },
+    });
+    const other = defineTool({
+      name: 'other',
+      description: '',
+      input: {},
+      execute: () => ((secondRan = true), 2),
+    });
     let queued: Promise<ToolResult> | undefined;
     let first: Promise<ToolResult> | undefined;
-    const rt = await codeRuntime(async (api) => {
-      first = api.call('block', {});
-      queued = api.call('other', {});
-      await new Promise((r) => setTimeout(r, 5));
-      return 'returned early';
-    }, [block, other]);
+    const rt = await codeRuntime(
+      async (api) => {
+        first = api.call('block', {});
+        queued = api.call('other', {});
+        await new Promise((r) => setTimeout(r, 5));
+        return 'returned early';
+      },
+      [block, other],
+    );
     const res = await rt.execute(run());
     expect(res.ok).toBe(true);
     expect(firstFinished).toBe(true); // the started call settled before run_code returned
@@ -89,13 +117,33 @@ describe('nested dispatch', () => {
     const started = deferred();
     let nestedAborted = false;
     let afterAbort = 0;
-    const wait = defineTool({ name: 'wait', description: '', input: {}, execute: (_a, ctx) => new Promise((resolve) => { started.resolve(); ctx.signal.addEventListener('abort', () => { nestedAborted = true; resolve(0); }); }) });
-    const after = defineTool({ name: 'after', description: '', input: {}, execute: () => ++afterAbort });
-    const rt = await codeRuntime(async (api) => {
-      await api.call('wait', {});
-      await api.call('after', {});
-      return null;
-    }, [wait, after]);
+    const wait = defineTool({
+      name: 'wait',
+      description: '',
+      input: {},
+      execute: (_a, ctx) =>
+        new Promise((resolve) => {
+          started.resolve();
+          ctx.signal.addEventListener('abort', () => {
+            nestedAborted = true;
+            resolve(0);
+          });
+        }),
+    });
+    const after = defineTool({
+      name: 'after',
+      description: '',
+      input: {},
+      execute: () => ++afterAbort,
+    });
+    const rt = await codeRuntime(
+      async (api) => {
+        await api.call('wait', {});
+        await api.call('after', {});
+        return null;
+      },
+      [wait, after],
+    );
     const ac = new AbortController();
     const pending = rt.execute(run(), { signal: ac.signal });
     await started.promise;
@@ -112,24 +160,50 @@ describe('nested dispatch', () => {
     const t = defineTool({ name: 't', description: '', input: {}, execute: () => 1 });
     const rt = await codeRuntime(async (api) => (await api.call('t', {})).ok, [t], {
       onEvent: (e) => void events.push(e),
-      hooks: { preExecute: (ctx) => (ctx.call.name === 't' ? (seenParents.push(ctx.call.parentId), { action: 'ask' }) : undefined) },
+      hooks: {
+        preExecute: (ctx) =>
+          ctx.call.name === 't'
+            ? (seenParents.push(ctx.call.parentId), { action: 'ask' })
+            : undefined,
+      },
       approver: (req) => (req.parentId ? 'allowed-once' : 'rejected'),
     });
     const res = await rt.execute(run());
     expect(res.ok && res.value).toMatchObject({ result: true });
     expect(seenParents).toEqual([res.meta.callId]);
     const nested = events.filter((e) => e.name === 't').map((e) => e.type);
-    expect(nested).toEqual(['tool/call', 'tool/code-dispatch-start', 'approval/asked', 'approval/decided', 'tool/result', 'tool/code-dispatch']);
-    expect(events.filter((e) => e.name === 't').every((e) => e.parentId === res.meta.callId)).toBe(true);
+    expect(nested).toEqual([
+      'tool/call',
+      'tool/code-dispatch-start',
+      'approval/asked',
+      'approval/decided',
+      'tool/result',
+      'tool/code-dispatch',
+    ]);
+    expect(events.filter((e) => e.name === 't').every((e) => e.parentId === res.meta.callId)).toBe(
+      true,
+    );
   });
 
   it('a denied nested call fails the nested call, not the run', async () => {
     const t = defineTool({ name: 't', description: '', input: {}, execute: () => 1 });
-    const rt = await codeRuntime(async (api) => {
-      const r = await api.call('t', {});
-      return r.ok ? 'ran' : `${r.error.code}:${r.error.reason ?? ''}`;
-    }, [t], { hooks: { preExecute: (c) => (c.call.parentId ? { action: 'deny', reason: 'not from programs' } : undefined) } });
+    const rt = await codeRuntime(
+      async (api) => {
+        const r = await api.call('t', {});
+        return r.ok ? 'ran' : `${r.error.code}:${r.error.reason ?? ''}`;
+      },
+      [t],
+      {
+        hooks: {
+          preExecute: (c) =>
+            c.call.parentId ? { action: 'deny', reason: 'not from programs' } : undefined,
+        },
+      },
+    );
     const res = await rt.execute(run());
-    expect(res.ok && res.value).toMatchObject({ result: 'DENIED:policy', calls: [{ name: 't', ok: false, code: 'DENIED' }] });
+    expect(res.ok && res.value).toMatchObject({
+      result: 'DENIED:policy',
+      calls: [{ name: 't', ok: false, code: 'DENIED' }],
+    });
   });
 });

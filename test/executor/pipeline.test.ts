@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createRuntime, defineTool, type ContentBlock, type OutcomeSummary } from '../../src/index.js';
+import {
+  createRuntime,
+  defineTool,
+  type ContentBlock,
+  type OutcomeSummary,
+} from '../../src/index.js';
 import { deferred, echo, recorder } from './fixtures.js';
 
 describe('the pipeline', () => {
@@ -28,8 +33,26 @@ describe('the pipeline', () => {
     });
     const res = await rt.execute({ name: 'echo', args: { text: 'x' } });
     expect(res.ok).toBe(true);
-    expect(r.seen).toEqual(['pre', 'approve', 'guard', 'mw:before', 'body', 'mw:after', 'post', 'finalize']);
-    expect(res.meta.stages).toEqual(['create', 'validate', 'pre-execute', 'approval', 'guards', 'execute', 'post-execute', 'finalize']);
+    expect(r.seen).toEqual([
+      'pre',
+      'approve',
+      'guard',
+      'mw:before',
+      'body',
+      'mw:after',
+      'post',
+      'finalize',
+    ]);
+    expect(res.meta.stages).toEqual([
+      'create',
+      'validate',
+      'pre-execute',
+      'approval',
+      'guards',
+      'execute',
+      'post-execute',
+      'finalize',
+    ]);
   });
 
   it.each([
@@ -42,7 +65,10 @@ describe('the pipeline', () => {
     ['a symbol key', { [Symbol('s')]: 1 }],
   ])('arguments containing %s are INVALID_ARGS before any hook', async (_label, args) => {
     const r = recorder();
-    const rt = await createRuntime({ tools: [echo], hooks: { preExecute: () => void r.mark('pre') } });
+    const rt = await createRuntime({
+      tools: [echo],
+      hooks: { preExecute: () => void r.mark('pre') },
+    });
     const res = await rt.execute({ name: 'echo', args });
     expect(!res.ok && res.error.code).toBe('INVALID_ARGS');
     expect(r.seen).toEqual([]);
@@ -60,7 +86,15 @@ describe('the pipeline', () => {
     const js = defineTool({
       name: 'js',
       description: '',
-      input: { type: 'object', properties: { n: { type: 'integer', minimum: 1 }, tags: { type: 'array', items: { type: 'string' } } }, required: ['n'], additionalProperties: false },
+      input: {
+        type: 'object',
+        properties: {
+          n: { type: 'integer', minimum: 1 },
+          tags: { type: 'array', items: { type: 'string' } },
+        },
+        required: ['n'],
+        additionalProperties: false,
+      },
       execute: () => 1,
     });
     const rt = await createRuntime({ tools: [echo, js] });
@@ -78,7 +112,14 @@ describe('the pipeline', () => {
   });
 
   it('a body throw is TOOL_ERROR with the message kept and no host stack', async () => {
-    const bad = defineTool({ name: 'bad', description: '', input: {}, execute: () => { throw new Error('disk on fire'); } });
+    const bad = defineTool({
+      name: 'bad',
+      description: '',
+      input: {},
+      execute: () => {
+        throw new Error('disk on fire');
+      },
+    });
     const rt = await createRuntime({ tools: [bad] });
     const res = await rt.execute({ name: 'bad', args: {} });
     expect(!res.ok && res.error).toMatchObject({ code: 'TOOL_ERROR', message: 'disk on fire' });
@@ -88,8 +129,19 @@ describe('the pipeline', () => {
   });
 
   it('output must be JSON and match the output schema (INVALID_TOOL_OUTPUT)', async () => {
-    const notJson = defineTool({ name: 'nj', description: '', input: {}, execute: () => ({ when: new Date() }) });
-    const wrong = defineTool({ name: 'wrong', description: '', input: {}, output: z.object({ n: z.number() }), execute: () => ({ n: 'one' }) });
+    const notJson = defineTool({
+      name: 'nj',
+      description: '',
+      input: {},
+      execute: () => ({ when: new Date() }),
+    });
+    const wrong = defineTool({
+      name: 'wrong',
+      description: '',
+      input: {},
+      output: z.object({ n: z.number() }),
+      execute: () => ({ n: 'one' }),
+    });
     const rt = await createRuntime({ tools: [notJson, wrong] });
     for (const name of ['nj', 'wrong']) {
       const res = await rt.execute({ name, args: {} });
@@ -104,12 +156,28 @@ describe('the pipeline', () => {
       counts.set(key, (counts.get(key) ?? 0) + 1);
       return c;
     };
-    const slow = defineTool({ name: 'slow', description: '', input: {}, timeoutMs: 10, execute: () => new Promise((r) => setTimeout(r, 50)) });
-    const bad = defineTool({ name: 'bad', description: '', input: {}, execute: () => { throw new Error('x'); } });
+    const slow = defineTool({
+      name: 'slow',
+      description: '',
+      input: {},
+      timeoutMs: 10,
+      execute: () => new Promise((r) => setTimeout(r, 50)),
+    });
+    const bad = defineTool({
+      name: 'bad',
+      description: '',
+      input: {},
+      execute: () => {
+        throw new Error('x');
+      },
+    });
     const rt = await createRuntime({
       tools: [echo, slow, bad],
       finalizeContent: finalize,
-      hooks: { preExecute: (c) => (c.call.args && (c.call.args as { deny?: boolean }).deny ? { action: 'deny' } : undefined) },
+      hooks: {
+        preExecute: (c) =>
+          c.call.args && (c.call.args as { deny?: boolean }).deny ? { action: 'deny' } : undefined,
+      },
     });
     await rt.execute({ name: 'echo', args: { text: 'ok' } });
     await rt.execute({ name: 'echo', args: { nope: 1 } });
@@ -117,13 +185,29 @@ describe('the pipeline', () => {
     await rt.execute({ name: 'slow', args: {} });
     await rt.execute({ name: 'bad', args: {} });
     await rt.execute({ name: 'slow', args: { deny: true } });
-    expect(Object.fromEntries(counts)).toEqual({ OK: 1, INVALID_ARGS: 1, UNKNOWN_TOOL: 1, TOOL_TIMEOUT: 1, TOOL_ERROR: 1, DENIED: 1 });
+    expect(Object.fromEntries(counts)).toEqual({
+      OK: 1,
+      INVALID_ARGS: 1,
+      UNKNOWN_TOOL: 1,
+      TOOL_TIMEOUT: 1,
+      TOOL_ERROR: 1,
+      DENIED: 1,
+    });
   });
 
   it('abort after the body started: a success becomes ABORTED, and the started body is awaited first', async () => {
     const gate = deferred();
     let bodyDone = false;
-    const t = defineTool({ name: 't', description: '', input: {}, execute: async () => { await gate.promise; bodyDone = true; return 1; } });
+    const t = defineTool({
+      name: 't',
+      description: '',
+      input: {},
+      execute: async () => {
+        await gate.promise;
+        bodyDone = true;
+        return 1;
+      },
+    });
     const rt = await createRuntime({ tools: [t] });
     const ac = new AbortController();
     const pending = rt.execute({ name: 't', args: {} }, { signal: ac.signal });
@@ -140,9 +224,18 @@ describe('the pipeline', () => {
       name: 'failing',
       description: '',
       input: {},
-      execute: (_a, ctx) => new Promise((_r, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('interrupted')))),
+      execute: (_a, ctx) =>
+        new Promise((_r, reject) =>
+          ctx.signal.addEventListener('abort', () => reject(new Error('interrupted'))),
+        ),
     });
-    const slow = defineTool({ name: 'slow', description: '', input: {}, timeoutMs: 20, execute: (_a, ctx) => new Promise((r) => ctx.signal.addEventListener('abort', () => r(1))) });
+    const slow = defineTool({
+      name: 'slow',
+      description: '',
+      input: {},
+      timeoutMs: 20,
+      execute: (_a, ctx) => new Promise((r) => ctx.signal.addEventListener('abort', () => r(1))),
+    });
     const rt = await createRuntime({ tools: [failing, slow] });
     const ac = new AbortController();
     const pending = rt.execute({ name: 'failing', args: {} }, { signal: ac.signal });
@@ -154,7 +247,12 @@ describe('the pipeline', () => {
   });
 
   it('a body that ignores abort is abandoned after abortGraceMs (the call still settles)', async () => {
-    const stuck = defineTool({ name: 'stuck', description: '', input: {}, execute: () => new Promise(() => {}) });
+    const stuck = defineTool({
+      name: 'stuck',
+      description: '',
+      input: {},
+      execute: () => new Promise(() => {}),
+    });
     const rt = await createRuntime({ tools: [stuck], abortGraceMs: 20 });
     const ac = new AbortController();
     const pending = rt.execute({ name: 'stuck', args: {} }, { signal: ac.signal });
@@ -168,7 +266,12 @@ describe('the pipeline', () => {
     const t = defineTool({ name: 't', description: '', input: {}, execute: () => ++runs });
     const rt = await createRuntime({
       tools: [t],
-      hooks: { execute: async (_c, next) => { await next(); return next(); } },
+      hooks: {
+        execute: async (_c, next) => {
+          await next();
+          return next();
+        },
+      },
     });
     const res = await rt.execute({ name: 't', args: {} });
     expect(!res.ok && res.error.code).toBe('INTERNAL_ERROR');
@@ -179,7 +282,12 @@ describe('the pipeline', () => {
   it('hooks see frozen arguments and cannot rewrite what the body receives', async () => {
     let got: unknown;
     let frozen = false;
-    const t = defineTool({ name: 't', description: '', input: { type: 'object' }, execute: (a) => ((got = a), 1) });
+    const t = defineTool({
+      name: 't',
+      description: '',
+      input: { type: 'object' },
+      execute: (a) => ((got = a), 1),
+    });
     const rt = await createRuntime({
       tools: [t],
       hooks: {
@@ -199,10 +307,20 @@ describe('the pipeline', () => {
   });
 
   it('a throwing pre-execute hook or guard is contained as a denial', async () => {
-    const rt = await createRuntime({ tools: [echo], hooks: { preExecute: () => { throw new Error('hook bug'); } } });
+    const rt = await createRuntime({
+      tools: [echo],
+      hooks: {
+        preExecute: () => {
+          throw new Error('hook bug');
+        },
+      },
+    });
     const res = await rt.execute({ name: 'echo', args: { text: 'a' } });
     expect(!res.ok && res.error).toMatchObject({ code: 'DENIED', reason: 'policy' });
-    const rt2 = await createRuntime({ tools: [echo], hooks: { guards: () => Promise.reject(new Error('guard bug')) } });
+    const rt2 = await createRuntime({
+      tools: [echo],
+      hooks: { guards: () => Promise.reject(new Error('guard bug')) },
+    });
     const res2 = await rt2.execute({ name: 'echo', args: { text: 'a' } });
     expect(!res2.ok && res2.error).toMatchObject({ code: 'DENIED', reason: 'guard' });
   });
@@ -212,30 +330,59 @@ describe('the pipeline', () => {
     const off = rt.use({ postExecute: () => ({ action: 'replace', value: { text: 'replaced' } }) });
     const a = await rt.execute({ name: 'echo', args: { text: 'a' } });
     expect(a.ok && a.value).toEqual({ text: 'replaced' });
-    expect(a.content[0]).toEqual({ type: 'text', text: JSON.stringify({ text: 'replaced' }, null, 2) });
+    expect(a.content[0]).toEqual({
+      type: 'text',
+      text: JSON.stringify({ text: 'replaced' }, null, 2),
+    });
     off();
-    const off2 = rt.use({ postExecute: [() => ({ action: 'replace', content: 'short' }), () => ({ action: 'context', context: 'note: cached' })] });
+    const off2 = rt.use({
+      postExecute: [
+        () => ({ action: 'replace', content: 'short' }),
+        () => ({ action: 'context', context: 'note: cached' }),
+      ],
+    });
     const b = await rt.execute({ name: 'echo', args: { text: 'b' } });
     expect(b.ok && b.value).toEqual({ text: 'b' });
-    expect(b.content).toEqual([{ type: 'text', text: 'short' }, { type: 'text', text: 'note: cached' }]);
+    expect(b.content).toEqual([
+      { type: 'text', text: 'short' },
+      { type: 'text', text: 'note: cached' },
+    ]);
     expect(b.meta.additionalContext).toEqual(['note: cached']);
     off2();
     rt.use({ postExecute: () => ({ action: 'block', reason: 'secret' }) });
     const c = await rt.execute({ name: 'echo', args: { text: 'c' } });
-    expect(!c.ok && c.error).toMatchObject({ code: 'DENIED', reason: 'blocked', message: 'secret' });
+    expect(!c.ok && c.error).toMatchObject({
+      code: 'DENIED',
+      reason: 'blocked',
+      message: 'secret',
+    });
   });
 
   it('emits tool/call and tool/result for every call; failing listeners never break a call; audit writes JSON lines', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'isocode-audit-'));
     const path = join(dir, 'audit.jsonl');
-    const rt = await createRuntime({ tools: [echo], audit: { path }, onEvent: () => { throw new Error('listener bug'); } });
+    const rt = await createRuntime({
+      tools: [echo],
+      audit: { path },
+      onEvent: () => {
+        throw new Error('listener bug');
+      },
+    });
     rt.on(() => Promise.reject(new Error('async listener bug')));
     const res = await rt.execute({ name: 'echo', args: { text: 'a' } });
     expect(res.ok).toBe(true);
     await rt.execute({ name: 'nope', args: {} });
     await rt.close();
-    const lines = readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; ok?: boolean; code?: string; args?: unknown });
-    expect(lines.map((l) => l.type)).toEqual(['tool/call', 'tool/result', 'tool/call', 'tool/result']);
+    const lines = readFileSync(path, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; ok?: boolean; code?: string; args?: unknown });
+    expect(lines.map((l) => l.type)).toEqual([
+      'tool/call',
+      'tool/result',
+      'tool/call',
+      'tool/result',
+    ]);
     expect(lines[0]?.args).toEqual({ text: 'a' });
     expect(lines[3]).toMatchObject({ ok: false, code: 'UNKNOWN_TOOL' });
   });

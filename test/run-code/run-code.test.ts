@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createRuntime, defineTool, type Runtime, type RunCodeValue, type ToolResult } from '../../src/index.js';
+import {
+  createRuntime,
+  defineTool,
+  type Runtime,
+  type RunCodeValue,
+  type ToolResult,
+} from '../../src/index.js';
 import { deferred } from '../executor/fixtures.js';
 
 let active = 0;
@@ -57,7 +63,11 @@ const value = (r: ToolResult): RunCodeValue => {
 };
 const failure = (r: ToolResult) => {
   if (r.ok) throw new Error('expected a failure');
-  return r.error as { code: string; message: string; details?: { kind?: string; logs?: unknown[]; line?: number } };
+  return r.error as {
+    code: string;
+    message: string;
+    details?: { kind?: string; logs?: unknown[]; line?: number };
+  };
 };
 const parents: (string | undefined)[] = [];
 
@@ -96,11 +106,15 @@ return users.map((u) => u.name);`);
   it('concurrency-safe calls overlap; exclusive ones serialise', async () => {
     peak = 0;
     log.length = 0;
-    await run(`await Promise.all([tools.users.get({ id: 1 }), tools.users.get({ id: 2 }), tools.users.get({ id: 3 })]); return 1;`);
+    await run(
+      `await Promise.all([tools.users.get({ id: 1 }), tools.users.get({ id: 2 }), tools.users.get({ id: 3 })]); return 1;`,
+    );
     expect(peak).toBe(3);
     peak = 0;
     log.length = 0;
-    await run(`await Promise.all([tools.users.rename({ id: 1, name: 'a' }), tools.users.rename({ id: 2, name: 'b' })]); return 1;`);
+    await run(
+      `await Promise.all([tools.users.rename({ id: 1, name: 'a' }), tools.users.rename({ id: 2, name: 'b' })]); return 1;`,
+    );
     expect(peak).toBe(1);
     expect(log).toEqual(['start:rename1', 'end:rename1', 'start:rename2', 'end:rename2']);
   });
@@ -116,11 +130,20 @@ try {
   return 'not a ToolCallError';
 }`),
     );
-    expect(v.result).toEqual({ name: 'ToolCallError', code: 'TOOL_ERROR', tool: 'fail', message: 'the upstream said no' });
+    expect(v.result).toEqual({
+      name: 'ToolCallError',
+      code: 'TOOL_ERROR',
+      tool: 'fail',
+      message: 'the upstream said no',
+    });
   });
 
   it('a denied nested call rejects in the program with DENIED', async () => {
-    const v = value(await run(`try { await tools.secret({}); return 'ran'; } catch (e) { return (e as ToolCallError).code + ': ' + (e as Error).message; }`));
+    const v = value(
+      await run(
+        `try { await tools.secret({}); return 'ran'; } catch (e) { return (e as ToolCallError).code + ': ' + (e as Error).message; }`,
+      ),
+    );
     expect(v.result).toBe('DENIED: secrets are off limits');
   });
 
@@ -134,12 +157,18 @@ try {
   it('a model-direct native call is UNKNOWN_TOOL while the program reaches the same tool', async () => {
     const direct = await rt.execute({ name: 'users.get', args: { id: 1 } });
     expect(failure(direct).code).toBe('UNKNOWN_TOOL');
-    expect(value(await run('return (await tools.users.get({ id: 1 })).name;')).result).toBe('user-1');
+    expect(value(await run('return (await tools.users.get({ id: 1 })).name;')).result).toBe(
+      'user-1',
+    );
   });
 
   it('type errors come back as CODE_RUN_FAILED kind typecheck in program coordinates, and the program does not run', async () => {
     log.length = 0;
-    const e = failure(await run(`await tools.users.get({ id: 1 });\nconst u = await tools.users.get({ id: 'two' });\nreturn u.nme;`));
+    const e = failure(
+      await run(
+        `await tools.users.get({ id: 1 });\nconst u = await tools.users.get({ id: 'two' });\nreturn u.nme;`,
+      ),
+    );
     expect(e.code).toBe('CODE_RUN_FAILED');
     expect(e.details?.kind).toBe('typecheck');
     expect(e.message).toContain('line 2');
@@ -150,7 +179,9 @@ try {
 
   it('syntax errors are kind syntax; exceptions are kind exception with the program line and prior logs', async () => {
     expect(failure(await run('const = 1;')).details?.kind).toBe('syntax');
-    const e = failure(await run(`console.log('step 1');\nconst n: number = 2;\nthrow new Error('bad ' + n);`));
+    const e = failure(
+      await run(`console.log('step 1');\nconst n: number = 2;\nthrow new Error('bad ' + n);`),
+    );
     expect(e.details?.kind).toBe('exception');
     expect(e.details?.line).toBe(3);
     expect(e.message).toContain('bad 2');
@@ -168,14 +199,35 @@ try {
     let after = 0;
     const local = await createRuntime({
       tools: [
-        defineTool({ name: 'wait', description: '', input: z.object({}), execute: (_a: object, ctx) => new Promise((res) => { started.resolve(); ctx.signal.addEventListener('abort', () => { aborted = true; res(0); }); }) }),
+        defineTool({
+          name: 'wait',
+          description: '',
+          input: z.object({}),
+          execute: (_a: object, ctx) =>
+            new Promise((res) => {
+              started.resolve();
+              ctx.signal.addEventListener('abort', () => {
+                aborted = true;
+                res(0);
+              });
+            }),
+        }),
         defineTool({ name: 'after', description: '', input: z.object({}), execute: () => ++after }),
       ],
       scopes: { default: { mode: 'code' } },
       codeMode: { typecheck: 'off' },
     });
     const ac = new AbortController();
-    const pending = local.execute({ name: 'run_code', args: { code: 'await tools.wait({}); await tools.after({}); return 1;', description: 'abort me' } }, { signal: ac.signal });
+    const pending = local.execute(
+      {
+        name: 'run_code',
+        args: {
+          code: 'await tools.wait({}); await tools.after({}); return 1;',
+          description: 'abort me',
+        },
+      },
+      { signal: ac.signal },
+    );
     await started.promise;
     ac.abort();
     const r = await pending;
@@ -183,15 +235,28 @@ try {
     expect(aborted).toBe(true);
     await new Promise((res) => setTimeout(res, 20));
     expect(after).toBe(0);
-    const again = await local.execute({ name: 'run_code', args: { code: 'return 2;', description: 'next' } });
+    const again = await local.execute({
+      name: 'run_code',
+      args: { code: 'return 2;', description: 'next' },
+    });
     expect(again.ok && again.value).toMatchObject({ result: 2 });
     await local.close();
   });
 
   it('typecheck "warn" runs the program and logs diagnostics; "off" skips the check', async () => {
     for (const mode of ['warn', 'off'] as const) {
-      const local = await createRuntime({ tools, scopes: { default: { mode: 'code' } }, codeMode: { typecheck: mode } });
-      const r = await local.execute({ name: 'run_code', args: { code: 'const x: number = "1" as unknown as number; return (x as any).length ?? "ran";', description: 'warn' } });
+      const local = await createRuntime({
+        tools,
+        scopes: { default: { mode: 'code' } },
+        codeMode: { typecheck: mode },
+      });
+      const r = await local.execute({
+        name: 'run_code',
+        args: {
+          code: 'const x: number = "1" as unknown as number; return (x as any).length ?? "ran";',
+          description: 'warn',
+        },
+      });
       expect(r.ok).toBe(true);
       await local.close();
     }
@@ -202,12 +267,22 @@ describe('limits per scope', () => {
   it('a scope with a smaller CPU budget times out where the default scope does not', async () => {
     const local = await createRuntime({
       scopes: { default: { mode: 'code' }, tight: { mode: 'code' } },
-      codeMode: { typecheck: 'off', limits: { cpuMs: 5_000 }, scopeLimits: { tight: { cpuMs: 50 } } },
+      codeMode: {
+        typecheck: 'off',
+        limits: { cpuMs: 5_000 },
+        scopeLimits: { tight: { cpuMs: 50 } },
+      },
     });
     const spin = 'const end = Date.now() + 300; while (Date.now() < end) {} return "done";';
-    const wide = await local.execute({ name: 'run_code', args: { code: spin, description: 'spin' } });
+    const wide = await local.execute({
+      name: 'run_code',
+      args: { code: spin, description: 'spin' },
+    });
     expect(wide.ok && wide.value).toMatchObject({ result: 'done' });
-    const tight = await local.execute({ name: 'run_code', args: { code: spin, description: 'spin' } }, { scope: 'tight' });
+    const tight = await local.execute(
+      { name: 'run_code', args: { code: spin, description: 'spin' } },
+      { scope: 'tight' },
+    );
     expect(failure(tight).details?.kind).toBe('timeout');
     await local.close();
   });

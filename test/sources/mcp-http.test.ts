@@ -85,7 +85,10 @@ describe('mcpTools over streamable HTTP: server-everything', () => {
     // the server dies mid-call
     // (the handler is attached at once: the rejection lands while the test awaits the kill)
     const inFlight = rejection(
-      tool(ev.tools, 'web.trigger-long-running-operation').execute({ duration: 30, steps: 30 }, ctx()),
+      tool(ev.tools, 'web.trigger-long-running-operation').execute(
+        { duration: 30, steps: 30 },
+        ctx(),
+      ),
     );
     await new Promise((r) => setTimeout(r, 100));
     await stop(children[0] as ChildProcess);
