@@ -28,65 +28,41 @@ export interface BodySettlement {
   abandoned: boolean;
 }
 
-const ABANDON = Symbol('abandon');
+/** A signal that never aborts, shared by calls that were given none (saves an AbortController per call). */
+export const NEVER_ABORTED: AbortSignal = new AbortController().signal;
 
 /** Runs the middleware chain and the body under the time limit. Never rejects. */
-export async function runBody(run: BodyRun): Promise<BodySettlement> {
-  const controller = new AbortController();
-  const onAbort = (): void => controller.abort(run.signal.reason);
-  if (run.signal.aborted) controller.abort(run.signal.reason);
-  else run.signal.addEventListener('abort', onAbort, { once: true });
+export function runBody(run: BodyRun): Promise<BodySettlement> {
+  return new Promise<BodySettlement>((resolve) => {
+    const controller = new AbortController();
+    let settled = false;
+    let timedOut = false;
+    let graceTimer: NodeJS.Timeout | undefined;
+    let bodyStarted: Promise<BodyOutcome> | undefined;
+    const listens = run.signal !== NEVER_ABORTED;
 
-  let bodyStarted: Promise<BodyOutcome> | undefined;
-  const body = (): Promise<BodyOutcome> => {
-    bodyStarted = (async (): Promise<BodyOutcome> => {
-      try {
-        const value: unknown = await run.tool.execute(run.args, {
-          ...run.toolContext,
-          signal: controller.signal,
-        });
-        return { ok: true, value };
-      } catch (thrown) {
-        const e = bodyError(thrown);
-        return { ok: false, code: e.code, message: e.message, details: e.details };
-      }
-    })();
-    return bodyStarted;
-  };
-  const chain = compose(
-    run.middleware,
-    body,
-  )({ ...run.hookContext, signal: controller.signal }).catch((err: unknown): BodyOutcome =>
-    err instanceof DoubleNextError
-      ? { ok: false, code: 'INTERNAL_ERROR', message: err.message }
-      : { ok: false, code: 'TOOL_ERROR', message: bodyError(err).message },
-  );
-
-  let timer: NodeJS.Timeout | undefined;
-  let graceTimer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<'timeout'>((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), run.timeoutMs);
-  });
-  const grace = (): Promise<typeof ABANDON> =>
-    new Promise((resolve) => {
-      graceTimer = setTimeout(() => resolve(ABANDON), run.abortGraceMs);
-    });
-  const abortedThenGrace = new Promise<typeof ABANDON>((resolve) => {
-    const start = (): void => void grace().then(resolve);
-    if (controller.signal.aborted) start();
-    else controller.signal.addEventListener('abort', start, { once: true });
-  });
-
-  try {
-    const first = await Promise.race([chain, timeout, abortedThenGrace]);
-    if (first === 'timeout') {
+    const finish = (settlement: BodySettlement): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      clearTimeout(graceTimer);
+      if (listens) run.signal.removeEventListener('abort', onAbort);
+      resolve(settlement);
+    };
+    // After an abort or a time-out, a started body is awaited for at most the grace period.
+    const graceThen = (settlement: BodySettlement): void => {
+      clearTimeout(graceTimer);
+      graceTimer = setTimeout(() => finish(settlement), run.abortGraceMs);
+    };
+    const onAbort = (): void => {
+      controller.abort(run.signal.reason);
+      if (!timedOut) graceThen(ABANDONED);
+    };
+    const timer = setTimeout(() => {
+      if (settled) return;
+      timedOut = true;
       controller.abort(new Error('tool time limit exceeded'));
-      // A started body is awaited (bounded by the grace period) before the call settles.
-      if (bodyStarted) {
-        clearTimeout(graceTimer);
-        await Promise.race([bodyStarted, grace()]);
-      }
-      return {
+      const outcome: BodySettlement = {
         outcome: {
           ok: false,
           code: 'TOOL_TIMEOUT',
@@ -95,18 +71,52 @@ export async function runBody(run: BodyRun): Promise<BodySettlement> {
         timedOut: true,
         abandoned: false,
       };
+      if (!bodyStarted) return finish(outcome);
+      graceThen(outcome);
+      void bodyStarted.then(() => finish(outcome));
+    }, run.timeoutMs);
+    if (listens) {
+      if (run.signal.aborted) onAbort();
+      else run.signal.addEventListener('abort', onAbort, { once: true });
     }
-    if (first === ABANDON) {
-      return {
-        outcome: { ok: false, code: 'ABORTED', message: 'the call was aborted' },
-        timedOut: false,
-        abandoned: true,
-      };
-    }
-    return { outcome: first, timedOut: false, abandoned: false };
-  } finally {
-    clearTimeout(timer);
-    clearTimeout(graceTimer);
-    run.signal.removeEventListener('abort', onAbort);
-  }
+
+    const toolContext: ToolContext = Object.assign(run.toolContext, { signal: controller.signal });
+    const body = (): Promise<BodyOutcome> => {
+      bodyStarted = (async (): Promise<BodyOutcome> => {
+        try {
+          const value: unknown = await run.tool.execute(run.args, toolContext);
+          return { ok: true, value };
+        } catch (thrown) {
+          const e = bodyError(thrown);
+          return { ok: false, code: e.code, message: e.message, details: e.details };
+        }
+      })();
+      return bodyStarted;
+    };
+    const hookContext: ExecuteContext = Object.assign(run.hookContext, {
+      signal: controller.signal,
+    });
+    void compose(
+      run.middleware,
+      body,
+    )(hookContext).then(
+      (outcome) => {
+        if (!timedOut) finish({ outcome, timedOut: false, abandoned: false });
+      },
+      (err: unknown) => {
+        if (timedOut) return;
+        const outcome: BodyOutcome =
+          err instanceof DoubleNextError
+            ? { ok: false, code: 'INTERNAL_ERROR', message: err.message }
+            : { ok: false, code: 'TOOL_ERROR', message: bodyError(err).message };
+        finish({ outcome, timedOut: false, abandoned: false });
+      },
+    );
+  });
 }
+
+const ABANDONED: BodySettlement = {
+  outcome: { ok: false, code: 'ABORTED', message: 'the call was aborted' },
+  timedOut: false,
+  abandoned: true,
+};

@@ -14,7 +14,7 @@ import type { ResolvedTool } from '../tools/resolve-tool.js';
 import { DEFAULT_SCOPE } from '../tools/scopes.js';
 import type { ContentBlock, OutcomeSummary, ToolContext } from '../tools/types.js';
 import { requestApproval, type Approver } from './approval.js';
-import { runBody } from './body.js';
+import { NEVER_ABORTED, runBody } from './body.js';
 import type { EventBus } from './events.js';
 import { HookSet } from './hook-set.js';
 import { bindingExpression, errorContent, errorInfo, StageTracker, toContent } from './outcome.js';
@@ -134,7 +134,7 @@ export class Executor {
     const signal =
       parent && options.signal
         ? AbortSignal.any([options.signal, parent.signal])
-        : (parent?.signal ?? options.signal ?? new AbortController().signal);
+        : (parent?.signal ?? options.signal ?? NEVER_ABORTED);
     let tool: ResolvedTool | undefined;
     let argsView: JsonValue | undefined;
     const emitBase = { callId: id, name, scope, parentId };
