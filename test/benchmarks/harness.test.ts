@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { quantile, ratio, summarize } from '../../benchmarks/lib/stats.js';
+import { lineChart } from '../../benchmarks/lib/svg-chart.js';
+import { evaluateTargets, TARGETS } from '../../benchmarks/lib/targets.js';
+
+describe('benchmark statistics', () => {
+  it('quantiles interpolate between closest ranks (type 7)', () => {
+    const sorted = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+    expect(quantile(sorted, 0.5)).toBe(5.5);
+    expect(quantile(sorted, 0.9)).toBeCloseTo(9.1);
+    expect(quantile(sorted, 0)).toBe(1);
+    expect(quantile(sorted, 1)).toBe(10);
+    expect(quantile([], 0.5)).toBeNaN();
+  });
+
+  it('summaries sort their input and compute throughput from the total', () => {
+    const s = summarize([4, 1, 3, 2]);
+    expect(s).toMatchObject({ n: 4, median: 2.5, min: 1, max: 4, mean: 2.5 });
+    expect(s.throughput).toBeCloseTo(400); // 4 runs in 10 ms
+    expect(summarize([]).n).toBe(0);
+  });
+
+  it('ratios refuse a missing or non-positive reference', () => {
+    expect(ratio(10, 2)).toBe(5);
+    expect(ratio(10, 0)).toBeNaN();
+    expect(ratio(undefined, 2)).toBeNaN();
+  });
+});
+
+describe('targets and charts', () => {
+  it('every target is judged met, missed or not measured, with the margin', () => {
+    const first = TARGETS[0]!;
+    const good = first.kind === 'max' ? first.limit / 2 : first.limit * 2;
+    const bad = first.kind === 'max' ? first.limit * 2 : first.limit / 2;
+    expect(evaluateTargets({ [first.metric]: good })[0]).toMatchObject({ status: 'met' });
+    expect(evaluateTargets({ [first.metric]: bad })[0]).toMatchObject({ status: 'missed' });
+    expect(evaluateTargets({})[0]).toMatchObject({ status: 'not measured' });
+  });
+
+  it('draws a line chart as standalone SVG with one path per series', () => {
+    const svg = lineChart({
+      title: 'latency',
+      xLabel: 'tools',
+      yLabel: 'ms',
+      series: [
+        {
+          name: 'a',
+          points: [
+            { x: 10, y: 1 },
+            { x: 100, y: 2 },
+          ],
+        },
+        {
+          name: 'b',
+          points: [
+            { x: 10, y: 3 },
+            { x: 100, y: 4 },
+          ],
+        },
+      ],
+    });
+    expect(svg.startsWith('<svg')).toBe(true);
+    expect(svg).toContain('latency');
+    expect((svg.match(/<path|<polyline/g) ?? []).length).toBeGreaterThanOrEqual(2);
+  });
+});
