@@ -128,6 +128,50 @@ describe('isocode serve', () => {
   });
 });
 
+describe('isocode serve after limit kills', () => {
+  it('exits 0 on SIGTERM right after a memory kill and a CPU kill (no signal, no crash)', async () => {
+    const config = join(dir, 'tight.json');
+    writeFileSync(config, JSON.stringify({ limits: { memoryMb: 16, cpuMs: 300 }, typecheck: 'off' }));
+    const child = spawn(process.execPath, [...CLI_ARGS, 'serve', '--port', '0', '--config', config], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8');
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no URL: ${stderr}`)), 60_000);
+      child.stderr.on('data', (d: string) => {
+        stderr += d;
+        const m = /listening on (http:\/\/\S+)/.exec(stderr);
+        if (m?.[1]) {
+          clearTimeout(timer);
+          resolve(m[1]);
+        }
+      });
+    });
+    const run = async (code: string) => {
+      const res = await fetch(`${url}/v1/run`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ code, description: 'limit' }),
+      });
+      return (await res.json()) as { ok: boolean; error?: { details?: { kind?: string } } };
+    };
+    const [memory, cpu] = await Promise.all([
+      run('const a: string[] = []; while (true) a.push("x".repeat(1 << 16) + a.length);'),
+      run('await tools.kv.list({}); while (true) {}'),
+    ]);
+    expect(memory.ok).toBe(false);
+    expect(['memory', 'timeout']).toContain(memory.error?.details?.kind);
+    expect(cpu.error?.details?.kind).toBe('timeout');
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.once('exit', (code, signal) => resolve({ code, signal })),
+    );
+    child.kill('SIGTERM');
+    expect(await exited).toEqual({ code: 0, signal: null });
+  });
+});
+
 describe('isocode bench', () => {
   it('hands its arguments to benchmarks/run.ts (here --help) and returns its exit code', async () => {
     const r = await runCli(['bench', '--help']);
