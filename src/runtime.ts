@@ -93,6 +93,16 @@ export interface Runtime {
   mode(scope?: string): PresentationMode;
   /** Registers more tools. */
   register(tools: Iterable<ToolDefinition>): void;
+  /**
+   * Removes and adds tools atomically (for example when an upstream server's catalog changed).
+   * Calls already running keep the definition they started with; the SDK follows on the next run.
+   */
+  updateTools(change: {
+    remove?: Iterable<string> | undefined;
+    add?: Iterable<ToolDefinition> | undefined;
+  }): void;
+  /** Called after the tool catalog changed (register or updateTools); returns the unsubscribe function. */
+  onToolsChanged(listener: () => void): () => void;
   /** Declares or replaces a scope. */
   defineScope(id: string, config: ScopeConfig): void;
   /** Installs hooks; returns a function that removes them. */
@@ -218,6 +228,17 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           : t,
       );
 
+  const catalogListeners = new Set<() => void>();
+  const toolsChanged = (): void => {
+    for (const listener of catalogListeners) {
+      try {
+        listener();
+      } catch {
+        // a listener's failure is its own
+      }
+    }
+  };
+
   let closed: Promise<void> | undefined;
   const runtime: Runtime = {
     execute: (call, opts) => executor.execute(call, opts),
@@ -244,7 +265,18 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           : undefined,
     }),
     mode: (scope = DEFAULT_SCOPE) => registry.mode(scope),
-    register: (tools) => registry.register(tools),
+    register: (tools) => {
+      registry.register(tools);
+      toolsChanged();
+    },
+    updateTools: ({ remove = [], add = [] }) => {
+      registry.update(remove, add);
+      toolsChanged();
+    },
+    onToolsChanged: (listener) => {
+      catalogListeners.add(listener);
+      return () => catalogListeners.delete(listener);
+    },
     defineScope: (id, config) => registry.defineScope(id, config),
     use: (hooks) => executor.use(hooks),
     on: (listener) => events.subscribe(listener),

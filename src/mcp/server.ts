@@ -123,12 +123,24 @@ export function createMcpServer(options: McpServerOptions): Server {
   const server = new Server(
     { name: options.name ?? 'isocode', version: options.version ?? '0.0.0' },
     {
-      capabilities: { tools: { listChanged: false } },
+      capabilities: { tools: { listChanged: true } },
       ...(codeOnly ? { instructions: codeOnly } : {}),
     },
   );
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing().tools }));
+
+  // When the runtime's catalog changes (an upstream server's list_changed), tell the client.
+  const stopWatching = runtime.onToolsChanged(() => {
+    server.sendToolListChanged().catch(() => {
+      // not connected (yet, or any more): the next tools/list sees the new catalog anyway
+    });
+  });
+  const previousOnClose = server.onclose;
+  server.onclose = () => {
+    stopWatching();
+    previousOnClose?.();
+  };
 
   server.setRequestHandler(
     CallToolRequestSchema,

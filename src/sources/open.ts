@@ -80,6 +80,19 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Ope
       scopes: { ...scopes, ...(extra.scopes ?? {}) },
       codeMode,
     });
+    // An upstream MCP server announced a new catalog: swap exactly the tools that changed.
+    let current = new Map(loaded.tools.map((t) => [t.name, t]));
+    const unsubscribe = loaded.onToolsChanged((tools) => {
+      const next = new Map(tools.map((t) => [t.name, t]));
+      const remove = [...current.keys()].filter((name) => next.get(name) !== current.get(name));
+      const add = [...next.values()].filter((t) => current.get(t.name) !== t);
+      try {
+        runtime.updateTools({ remove, add });
+        current = next;
+      } catch {
+        // a catalog that cannot be registered (a name clash) keeps the previous one
+      }
+    });
     let closing: Promise<void> | undefined;
     return {
       runtime,
@@ -90,6 +103,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Ope
       },
       close: () =>
         (closing ??= (async () => {
+          unsubscribe();
           await runtime.close();
           await loaded.close();
         })()),

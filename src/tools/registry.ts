@@ -54,6 +54,29 @@ export class ToolRegistry {
     this.#version++;
   }
 
+  /**
+   * Removes and adds tools in one step (a source's catalog changed). Every addition is validated
+   * before anything changes; on error the registry is left as it was.
+   * @throws IsocodeError INVALID_TOOL_DEFINITION for a bad definition or a name still taken.
+   */
+  update(remove: Iterable<string>, add: Iterable<unknown>): void {
+    const removed = new Set(remove);
+    const resolved: ResolvedTool[] = [];
+    for (const def of add) {
+      const tool = resolveTool(def);
+      const taken =
+        (this.#tools.has(tool.name) && !removed.has(tool.name)) ||
+        resolved.some((t) => t.name === tool.name);
+      if (taken)
+        throw new IsocodeError('INVALID_TOOL_DEFINITION', `duplicate tool name "${tool.name}"`);
+      resolved.push(tool);
+    }
+    for (const name of removed) this.#tools.delete(name);
+    for (const tool of resolved) this.#tools.set(tool.name, tool);
+    this.#visible.clear();
+    this.#version++;
+  }
+
   /** Installs the code-mode transport under the reserved name (done by the runtime itself). */
   setTransport(tool: ResolvedTool): void {
     if (tool.name !== RUN_CODE)
