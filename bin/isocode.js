@@ -14,9 +14,18 @@ if (hasFlag) {
   const { main } = await import(cli);
   await main(process.argv.slice(2));
 } else {
-  const child = spawn(process.execPath, ['--no-node-snapshot', ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
-    stdio: 'inherit',
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '--no-node-snapshot',
+      ...process.execArgv,
+      fileURLToPath(import.meta.url),
+      ...process.argv.slice(2),
+    ],
+    {
+      stdio: 'inherit',
+    },
+  );
   const forward = (signal) => () => child.kill(signal);
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, forward(signal));
   child.on('exit', (code, signal) => {

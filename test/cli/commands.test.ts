@@ -131,11 +131,18 @@ describe('isocode serve', () => {
 describe('isocode serve after limit kills', () => {
   it('exits 0 on SIGTERM right after a memory kill and a CPU kill (no signal, no crash)', async () => {
     const config = join(dir, 'tight.json');
-    writeFileSync(config, JSON.stringify({ limits: { memoryMb: 16, cpuMs: 300 }, typecheck: 'off' }));
-    const child = spawn(process.execPath, [...CLI_ARGS, 'serve', '--port', '0', '--config', config], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    writeFileSync(
+      config,
+      JSON.stringify({ limits: { memoryMb: 16, cpuMs: 300 }, typecheck: 'off' }),
+    );
+    const child = spawn(
+      process.execPath,
+      [...CLI_ARGS, 'serve', '--port', '0', '--config', config],
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stderr = '';
     child.stderr.setEncoding('utf8');
     const url = await new Promise<string>((resolve, reject) => {
