@@ -1,77 +1,131 @@
 /**
- * The entry module of the isolate side. The host evaluates the modules while warming the isolate
- * (so `primordials.ts` captures the intrinsics before any guest code exists), calls `lockdown()`
- * once, then per run calls `install(dispatchRef, logRef, tickRef, optionsJson)`: it captures the
- * host references in closures, builds `tools`, `console` and `ToolCallError` on the global, and returns
- * the runner the host calls with the program function. Nothing installed on the global leads to a
- * host reference or to these functions.
+ * The entry module of the isolate side. The host links these modules into one script
+ * (`src/sandbox/isolate-link.ts`), compiles it once per isolate and runs it in every fresh context:
+ * the modules evaluate (so `primordials.ts` captures THIS context's intrinsics before any guest code
+ * exists) and the script completes with {@link prepare}, which locks the global down and hands the
+ * host one function, {@link entry} (as a reference; one reference, so preparing a context needs no
+ * further call). The host calls it with `applyIgnored`: once per run — one run per context — to
+ * install the run ({@link install}: it captures the run's host port in closures and builds `tools`,
+ * `console`, `ToolCallError` and the start hook on the global), then once per reply to a binding
+ * call ({@link deliver}). The program's own script starts the program through the hook. Nothing
+ * installed on the global leads to a host reference or to these functions.
  */
-import { createBridge } from './bridge.js';
+import { createBridge, type Bridge } from './bridge.js';
 import { createConsole } from './console.js';
 import { ToolCallError } from './errors.js';
-import { createWire, type HostRef } from './host-ref.js';
-import { lockdown as applyLockdown } from './lockdown.js';
-import type { InstallOptions } from './protocol.js';
+import { createSend, createWire, type HostRef, type Send, type Wire } from './host-ref.js';
+import { lockdown } from './lockdown.js';
+import { OUTCOME, OUTCOME_SEPARATOR, PROGRAM_HOOK, type InstallOptions } from './protocol.js';
 import { JSONParse, ObjectDefineProperty } from './primordials.js';
-import { createRunner } from './runner.js';
+import { createRunner, sendOutcome } from './runner.js';
 import { buildTools } from './tools.js';
 
-let locked = false;
-let installed = false;
+/** The run of this context, once started. */
+let wire: Wire | undefined;
+let bridge: Bridge | undefined;
+let prepared = false;
 
-/** Hardens the global (see `lockdown.ts`). Called once per context, before `install`. */
-export function lockdown(): void {
-  if (locked) return;
-  applyLockdown();
-  locked = true;
+/**
+ * Hardens this context's global (see `lockdown.ts`) and returns {@link entry}. The bootstrap
+ * script completes with it; it runs once per context.
+ */
+export function prepare(): typeof entry {
+  if (prepared) throw new Error('prepare: already called in this context');
+  prepared = true;
+  // Guest code scheduled by the collector (FinalizationRegistry callbacks) never runs once the
+  // program has settled: the isolate may serve the next run by then.
+  lockdown(() => wire !== undefined && wire.closed);
+  return entry;
+}
+
+/**
+ * What the host calls, with `applyIgnored`: `(port, optionsJson)` installs the run ({@link install}),
+ * `(id, reply)` delivers a reply to a binding call ({@link deliver}). Never throws.
+ */
+export function entry(a: unknown, b: unknown): void {
+  if (typeof a === 'number') deliver(a, b);
+  else install(a as HostRef, b as string);
+}
+
+/**
+ * The host's reply to binding call `id` (see `bridge.ts`). Never throws; unknown ids and replies
+ * after the run has settled are ignored.
+ */
+function deliver(id: number, reply: unknown): void {
+  bridge?.deliver(id, reply);
 }
 
 function isPositiveInteger(v: unknown): v is number {
   return typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
 }
 
+function setupFailed(send: Send, message: string): void {
+  sendOutcome(send, '0' + OUTCOME_SEPARATOR + OUTCOME.setupFailed + message);
+}
+
 /**
- * Installs the program's scope and returns the runner. May be called once per context.
- * @param dispatchRef host function `(tool, argsJson) → Promise<tagged reply>`
- * @param logRef host function `(level, text) → void`
- * @param tickRef host function `() → Promise<''>` (the round trip before the program starts)
+ * Installs the program's scope: `tools`, `console` and `ToolCallError` on the global, and the hook
+ * `PROGRAM_HOOK` through which the program's script (which the host runs next, see `protocol.ts`)
+ * starts the program. Called once per context. Never throws: a setup failure is reported as an `X`
+ * outcome.
+ * @param port the run's host function, receiving one-way messages (see `MESSAGE`): binding calls
+ * (answered through {@link deliver}), console entries and, once, the outcome
  * @param optionsJson JSON of `InstallOptions`
  */
-export function install(
-  dispatchRef: HostRef,
-  logRef: HostRef,
-  tickRef: HostRef,
-  optionsJson: string,
-): (program: unknown) => Promise<string> {
-  if (!locked || installed)
-    throw new Error('install: lockdown() must run first, and install() only once');
-  installed = true;
-  const options = JSONParse(optionsJson) as InstallOptions;
-  const { maxCalls, maxArgBytes, maxLogBytes, maxResultBytes } = options;
-  if (![maxCalls, maxArgBytes, maxLogBytes, maxResultBytes].every(isPositiveInteger)) {
-    throw new Error('install: invalid limits');
+function install(port: HostRef, optionsJson: string): void {
+  let send: Send;
+  try {
+    send = createSend(port);
+  } catch {
+    return;
   }
-  const wire = createWire();
-  const callTool = createBridge(dispatchRef, { maxCalls, maxArgBytes }, wire);
-  const tools = buildTools(options.bindings, callTool);
-  const global = globalThis as unknown as Record<string, unknown>;
-  ObjectDefineProperty(global, 'tools', {
-    value: tools,
-    writable: false,
-    enumerable: false,
-    configurable: false,
-  });
-  ObjectDefineProperty(global, 'console', {
-    value: createConsole(logRef, maxLogBytes, wire),
-    writable: true,
-    enumerable: false,
-    configurable: true,
-  });
-  ObjectDefineProperty(global, 'ToolCallError', {
-    value: ToolCallError,
-    writable: true,
-    enumerable: false,
-    configurable: true,
-  });
-  return createRunner(tickRef, maxResultBytes, wire);
+  if (!prepared || wire !== undefined) {
+    setupFailed(send, 'install: the context is not prepared, or already used');
+    return;
+  }
+  try {
+    const options = JSONParse(optionsJson) as InstallOptions;
+    const { maxCalls, maxArgBytes, maxLogBytes, maxResultBytes } = options;
+    if (![maxCalls, maxArgBytes, maxLogBytes, maxResultBytes].every(isPositiveInteger)) {
+      setupFailed(send, 'install: invalid limits');
+      return;
+    }
+    wire = createWire();
+    bridge = createBridge(send, { maxCalls, maxArgBytes }, wire);
+    const tools = buildTools(options.tree, bridge.callTool);
+    const global = globalThis as unknown as Record<string, unknown>;
+    ObjectDefineProperty(global, 'tools', {
+      value: tools,
+      writable: false,
+      enumerable: false,
+      configurable: false,
+    });
+    ObjectDefineProperty(global, 'console', {
+      value: createConsole(send, maxLogBytes, wire),
+      writable: true,
+      enumerable: false,
+      configurable: true,
+    });
+    ObjectDefineProperty(global, 'ToolCallError', {
+      value: ToolCallError,
+      writable: true,
+      enumerable: false,
+      configurable: true,
+    });
+    const run = createRunner(send, maxResultBytes, wire);
+    // Removed before the program's function expression is even evaluated: no guest code sees it.
+    const hook = (thunk: unknown): void => {
+      delete global[PROGRAM_HOOK];
+      run(thunk);
+    };
+    ObjectDefineProperty(global, PROGRAM_HOOK, {
+      value: hook,
+      writable: false,
+      enumerable: false,
+      configurable: true,
+    });
+  } catch {
+    if (wire !== undefined) wire.closed = true;
+    setupFailed(send, 'install: the scope could not be installed');
+  }
 }

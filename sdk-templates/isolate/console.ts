@@ -4,33 +4,23 @@
  * budget is spent nothing more is sent: the entry that crosses the cap is sent cut to just past it
  * (so the host sees the overflow and ends the run with `output-limit`), later entries are dropped.
  */
-import type { HostRef, Wire } from './host-ref.js';
-import { LOG_LEVELS, type LogLevel } from './protocol.js';
-import {
-  nullRecord,
-  ObjectCreate,
-  ObjectDefineProperty,
-  ObjectFreeze,
-  ReflectApply,
-} from './primordials.js';
+import type { Send, Wire } from './host-ref.js';
+import { LOG_LEVELS, MESSAGE, type LogLevel } from './protocol.js';
+import { ObjectCreate, ObjectDefineProperty, ObjectFreeze } from './primordials.js';
 import { formatArgs, truncateUtf8, utf8Length } from './text.js';
 
 /** The console object installed on the program's global. */
 export type ProgramConsole = Readonly<Record<LogLevel, (...args: unknown[]) => void>>;
 
-const SEND_OPTIONS = nullRecord({ arguments: nullRecord({ copy: true }) });
-
 /**
  * Builds the console. Each entry costs its UTF-8 length plus one byte (the line break), so
  * a flood of empty lines is bounded too. Nothing is sent once `wire.closed`.
  */
-export function createConsole(logRef: HostRef, maxLogBytes: number, wire: Wire): ProgramConsole {
-  // eslint-disable-next-line @typescript-eslint/unbound-method -- called through ReflectApply with logRef
-  const applyIgnored = logRef.applyIgnored;
+export function createConsole(send: Send, maxLogBytes: number, wire: Wire): ProgramConsole {
   let used = 0;
   let stopped = false;
 
-  const send = (level: LogLevel, args: unknown[]): void => {
+  const write = (level: LogLevel, args: unknown[]): void => {
     if (stopped || wire.closed) return;
     let text = formatArgs(args);
     const remaining = maxLogBytes - used;
@@ -42,7 +32,7 @@ export function createConsole(logRef: HostRef, maxLogBytes: number, wire: Wire):
     }
     used += cost;
     try {
-      ReflectApply(applyIgnored, logRef, [undefined, [level, text], SEND_OPTIONS]);
+      send([MESSAGE.log, level, text]);
       wire.sent++;
     } catch {
       stopped = true;
@@ -52,7 +42,7 @@ export function createConsole(logRef: HostRef, maxLogBytes: number, wire: Wire):
   const target = ObjectCreate(null) as Record<LogLevel, (...args: unknown[]) => void>;
   for (let i = 0; i < LOG_LEVELS.length; i++) {
     const level = LOG_LEVELS[i] as LogLevel;
-    const method = (...args: unknown[]): void => send(level, args);
+    const method = (...args: unknown[]): void => write(level, args);
     ObjectDefineProperty(method, 'name', { value: level });
     ObjectDefineProperty(target, level, { value: ObjectFreeze(method), enumerable: true });
   }

@@ -10,11 +10,24 @@
  *   V8 CallSite objects or change how the host reads stacks;
  * - `Promise.prototype.then`, `Promise.prototype.constructor` and `Promise[Symbol.species]` are
  *   made read-only: isolated-vm resolves each bridge reply with a promise, which V8 adopts through
- *   a property lookup of `then` — a replaced `then` would intercept every tool result.
+ *   a property lookup of `then` — a replaced `then` would intercept every tool result;
+ * - `FinalizationRegistry` is replaced by a constructor that wraps each cleanup callback so that it
+ *   does nothing once the run is over: the collector runs those callbacks as tasks of the isolate,
+ *   which may by then serve the next run (in another context), and guest code of a finished run
+ *   must never run on that run's time. The original constructor is not reachable (the global and
+ *   `FinalizationRegistry.prototype.constructor` both lead to the wrapper); instances, `register`,
+ *   `unregister`, subclassing and `instanceof` work as before.
  * A bare isolated-vm context has no timers, `fetch`, `process`, `require` or module loader
  * (dynamic `import()` rejects with "Not supported"); nothing here adds any.
  */
-import { EvalErrorCtor, ObjectDefineProperty, ObjectGetPrototypeOf } from './primordials.js';
+import {
+  EvalErrorCtor,
+  ObjectDefineProperty,
+  ObjectGetPrototypeOf,
+  ReflectApply,
+  ReflectConstruct,
+  TypeErrorCtor,
+} from './primordials.js';
 
 /** Globals deleted from the context. */
 export const REMOVED_GLOBALS = ['WebAssembly', 'SharedArrayBuffer', 'Atomics', 'console'] as const;
@@ -36,9 +49,55 @@ function blockedConstructor(name: string, prototype: object): () => never {
   return blocked;
 }
 
-/** Applies the hardening to `globalThis`; throws if any step did not take effect. */
-export function lockdown(): void {
+/** Replaces `FinalizationRegistry` by one whose cleanup callbacks stop once `isRunOver()`. */
+function guardFinalizationRegistry(
+  global: Record<string, unknown>,
+  isRunOver: () => boolean,
+): void {
+  const original = global.FinalizationRegistry as (new (cleanup: unknown) => object) & {
+    prototype: object;
+  };
+  const prototype = original.prototype;
+  const guarded = function FinalizationRegistry(cleanup: unknown): object {
+    if (new.target === undefined) {
+      throw new TypeErrorCtor("Constructor FinalizationRegistry requires 'new'");
+    }
+    // A non-function is passed through so that the original throws its own TypeError.
+    const callback =
+      typeof cleanup === 'function'
+        ? (held: unknown): void => {
+            if (!isRunOver()) ReflectApply(cleanup as (held: unknown) => void, undefined, [held]);
+          }
+        : cleanup;
+    return ReflectConstruct(original as never, [callback], new.target as never);
+  };
+  ObjectDefineProperty(guarded, 'prototype', {
+    value: prototype,
+    writable: false,
+    enumerable: false,
+    configurable: false,
+  });
+  ObjectDefineProperty(prototype, 'constructor', {
+    value: guarded,
+    writable: true,
+    enumerable: false,
+    configurable: true,
+  });
+  ObjectDefineProperty(global, 'FinalizationRegistry', {
+    value: guarded,
+    writable: true,
+    enumerable: false,
+    configurable: true,
+  });
+}
+
+/**
+ * Applies the hardening to `globalThis`; throws if any step did not take effect.
+ * @param isRunOver true once the context's run has settled (FinalizationRegistry callbacks stop)
+ */
+export function lockdown(isRunOver: () => boolean): void {
   const global = globalThis as unknown as Record<string, unknown>;
+  guardFinalizationRegistry(global, isRunOver);
   for (const name of REMOVED_GLOBALS) {
     if (!delete global[name]) throw new Error('lockdown: cannot remove ' + name);
   }

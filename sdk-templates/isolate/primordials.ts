@@ -26,7 +26,18 @@ export const JSONParse = JSON.parse;
 export const StringCtor = String;
 export const PromiseCtor = Promise;
 export const ErrorCtor = Error;
+/** `Error.captureStackTrace` (V8), captured before a program could replace it. */
+export const ErrorCaptureStackTrace: (target: object, constructorOpt?: Applicable) => void = (
+  Error as unknown as { captureStackTrace: (target: object, constructorOpt?: Applicable) => void }
+).captureStackTrace;
 export const EvalErrorCtor = EvalError;
+export const TypeErrorCtor = TypeError;
+/** `Reflect.construct`, typed loosely. */
+export const ReflectConstruct: (
+  target: Applicable,
+  args: ArrayLike<unknown>,
+  newTarget?: Applicable,
+) => object = Reflect.construct as never;
 export const MathMin = Math.min;
 
 /* eslint-disable @typescript-eslint/unbound-method -- intrinsics are captured unbound on purpose and only called through ReflectApply */
@@ -35,6 +46,7 @@ const promiseResolveIntrinsic = Promise.resolve;
 const promiseRejectIntrinsic = Promise.reject;
 const stringSliceIntrinsic = String.prototype.slice;
 const charCodeAtIntrinsic = String.prototype.charCodeAt;
+const stringIndexOfIntrinsic = String.prototype.indexOf;
 const objectToStringIntrinsic = Object.prototype.toString;
 const arrayIsArrayIntrinsic = Array.isArray;
 /* eslint-enable @typescript-eslint/unbound-method */
@@ -65,6 +77,11 @@ export function stringSlice(s: string, start: number, end?: number): string {
     s,
     end === undefined ? [start] : [start, end],
   ) as string;
+}
+
+/** `s.indexOf(search)` with the original method. */
+export function stringIndexOf(s: string, search: string): number {
+  return ReflectApply(stringIndexOfIntrinsic, s, [search]) as number;
 }
 
 /** `s.charCodeAt(i)` with the original method. */

@@ -4,6 +4,16 @@
  * imports this file; the isolate compiles it as a module) so the tags cannot drift apart.
  */
 
+/**
+ * Kinds of the one-way messages the isolate sends through the run's host port (the first argument
+ * of each message): `[call, id, tool, argsJson]`, `[log, level, text]`, `[outcome, text]`.
+ */
+export const MESSAGE = {
+  call: 'c',
+  log: 'l',
+  outcome: 'o',
+} as const;
+
 /** Tags of a reply to a binding call (host → isolate). */
 export const REPLY = {
   /** `V` + JSON of the tool's value. */
@@ -18,7 +28,7 @@ export const REPLY = {
  */
 export const OUTCOME_SEPARATOR = ':';
 
-/** Tags of the program's outcome (isolate → host). */
+/** Tags of the program's outcome (isolate → host, sent once through the run's outcome reference). */
 export const OUTCOME = {
   /** `R` + JSON of the returned value (`undefined` → `null`). */
   result: 'R',
@@ -28,7 +38,15 @@ export const OUTCOME = {
   invalid: 'I',
   /** `L` + the result's length in UTF-16 units: certainly over `maxResultBytes`. */
   tooLarge: 'L',
+  /** `X` + a message: the run could not be set up in the isolate (a bug, never the program's doing). */
+  setupFailed: 'X',
 } as const;
+
+/**
+ * The export of the entry module the bootstrap script completes with: `prepare()` locks the fresh
+ * context down and returns the run's `start` function (see `bootstrap.ts`).
+ */
+export const BOOTSTRAP_ENTRY = 'prepare';
 
 /** What the isolate reports about a thrown value. All strings are capped in length. */
 export interface ThrownDescription {
@@ -43,9 +61,20 @@ export interface ThrownDescription {
   code?: string;
 }
 
+/**
+ * A node of the `tools` tree as the host sends it: `t`, the tool called by this node (absent for a
+ * pure namespace); `c`, the children by property name (absent for a leaf). A path can be both a
+ * tool and a namespace.
+ */
+export interface ToolNode {
+  t?: string;
+  c?: Record<string, ToolNode>;
+}
+
 /** Options the host passes to `install` as JSON. */
 export interface InstallOptions {
-  bindings: { path: string[]; tool: string }[];
+  /** The `tools` tree (the root has no tool). */
+  tree: ToolNode;
   maxCalls: number;
   maxArgBytes: number;
   maxLogBytes: number;
@@ -56,6 +85,20 @@ export interface InstallOptions {
 export const LOG_LEVELS = ['log', 'info', 'warn', 'error', 'debug'] as const;
 /** One console level. */
 export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/**
+ * The global function through which the program's script starts the run. The host compiles
+ * `PROGRAM_PREFIX + js + PROGRAM_SUFFIX` with a line offset of -1 (so the program's lines keep their
+ * numbers) and runs it with `runIgnored`: the script hands the hook a thunk of the program's
+ * function expression, and the hook — defined by `install`, deleted on its first call before the
+ * thunk runs — starts the program. One one-way crossing instead of a `run` whose result (the
+ * function) the host would have to wait for and pass back in.
+ */
+export const PROGRAM_HOOK = '__isocode_start__';
+/** What the host puts before the program's JS (on a line of its own). */
+export const PROGRAM_PREFIX = PROGRAM_HOOK + '(() => (\n';
+/** What the host puts after the program's JS (on a line of its own). */
+export const PROGRAM_SUFFIX = '\n));';
 
 /** The script name of the program; the host finds the program's frames by it. */
 export const PROGRAM_FILENAME = 'isocode:program.js';

@@ -8,16 +8,16 @@ import { isToolCallError } from './errors.js';
 import {
   MAX_ERROR_TEXT,
   MAX_STACK_TEXT,
+  MESSAGE,
   OUTCOME,
   OUTCOME_SEPARATOR,
   type ThrownDescription,
 } from './protocol.js';
-import type { HostRef, Wire } from './host-ref.js';
+import type { Send, Wire } from './host-ref.js';
 import {
+  ErrorCtor,
   JSONStringify,
-  nullRecord,
   ObjectCreate,
-  PromiseCtor,
   promiseResolve,
   promiseThen,
   ReflectApply,
@@ -86,59 +86,61 @@ export function encodeResult(value: unknown, maxResultBytes: number): string {
   return OUTCOME.result + json;
 }
 
-const TICK_OPTIONS = nullRecord({ result: nullRecord({ promise: true, copy: true }) });
+/**
+ * Sends the outcome to the host (one message, no reply). Never throws: if the port is gone the
+ * host has stopped listening anyway.
+ */
+export function sendOutcome(send: Send, text: string): void {
+  try {
+    send([MESSAGE.outcome, text]);
+  } catch {
+    // the host's wall-clock limit ends the run
+  }
+}
 
 /**
- * Makes the function the host calls with the program. As soon as the program's promise settles
- * (before its value is encoded) the wire closes: no more calls or logs are sent. The outcome is
- * `<wire.sent>:<tag><payload>` (see `OUTCOME`).
+ * Makes the function that starts the program and reports its outcome. It receives a thunk of the
+ * program's function expression (see `PROGRAM_HOOK`), evaluates it and calls the function. As soon
+ * as the program's promise settles (before its value is encoded) the wire closes: no more calls or
+ * logs are sent, and replies still on their way are dropped. The outcome is
+ * `<wire.sent>:<tag><payload>` (see `OUTCOME`), sent once through the port.
  *
- * The program does not start inside the host's call: the runner first waits for one round trip to
- * the host (`tickRef`). isolated-vm fails a host→isolate call with any promise rejection left
- * unhandled during it, but not the isolate's later tasks; starting after the round trip makes the
- * rule uniform — an unhandled rejection never changes the outcome (which is what the program
- * returns or throws) — instead of depending on whether it happened before the first `await`.
+ * The program's script runs with `runIgnored`, so isolated-vm's rule that a host→isolate call fails
+ * when a promise rejection is left unhandled during it never applies: an unhandled rejection never
+ * changes the outcome (which is what the program returns or throws), before or after an `await`.
  */
 export function createRunner(
-  tickRef: HostRef,
+  send: Send,
   maxResultBytes: number,
   wire: Wire,
-): (program: unknown) => Promise<string> {
-  // eslint-disable-next-line @typescript-eslint/unbound-method -- called through ReflectApply with tickRef
-  const tickApply = tickRef.apply;
+): (thunk: unknown) => void {
   let started = false;
-  return (program: unknown): Promise<string> =>
-    new PromiseCtor<string>((resolve) => {
-      if (started || typeof program !== 'function') {
-        resolve('0' + OUTCOME_SEPARATOR + encodeThrown('the program is not a function'));
+  return (thunk: unknown): void => {
+    if (started) return;
+    started = true;
+    const settle = (encode: () => string): void => {
+      if (wire.closed) return;
+      wire.closed = true;
+      const sent = wire.sent;
+      sendOutcome(send, sent + OUTCOME_SEPARATOR + encode());
+    };
+    let returned: unknown;
+    try {
+      if (typeof thunk !== 'function') throw new ErrorCtor('the program is not a function');
+      const program: unknown = ReflectApply(thunk as () => unknown, undefined, []);
+      if (typeof program !== 'function') {
+        settle(() => encodeThrown('the program is not a function'));
         return;
       }
-      const settle = (encode: () => string): void => {
-        wire.closed = true;
-        const sent = wire.sent;
-        resolve(sent + OUTCOME_SEPARATOR + encode());
-      };
-      started = true;
-      const start = (): void => {
-        let returned: unknown;
-        try {
-          returned = ReflectApply(program as () => unknown, undefined, []);
-        } catch (e) {
-          settle(() => encodeThrown(e));
-          return;
-        }
-        void promiseThen(
-          promiseResolve(returned),
-          (value) => settle(() => encodeResult(value, maxResultBytes)),
-          (e) => settle(() => encodeThrown(e)),
-        );
-      };
-      let tick: Promise<unknown>;
-      try {
-        tick = ReflectApply(tickApply, tickRef, [undefined, [], TICK_OPTIONS]) as Promise<unknown>;
-      } catch {
-        tick = promiseResolve(undefined);
-      }
-      void promiseThen(tick, start, start);
-    });
+      returned = ReflectApply(program as () => unknown, undefined, []);
+    } catch (e) {
+      settle(() => encodeThrown(e));
+      return;
+    }
+    void promiseThen(
+      promiseResolve(returned),
+      (value) => settle(() => encodeResult(value, maxResultBytes)),
+      (e) => settle(() => encodeThrown(e)),
+    );
+  };
 }

@@ -1,4 +1,5 @@
-/** Validation of the bindings a run is given. */
+/** Validation of the bindings a run is given, and the `tools` tree sent to the isolate. */
+import type { ToolNode } from '../../sdk-templates/isolate/protocol.js';
 import { IsocodeError } from '../errors.js';
 import type { SandboxBinding } from './types.js';
 
@@ -39,7 +40,7 @@ export function validateBindings(bindings: unknown): SandboxBinding[] {
       );
     }
     if (tool === RESERVED_TOOL) continue;
-    const key = JSON.stringify(path);
+    const key = (path as string[]).join('\u0000');
     if (seen.has(key))
       throw new IsocodeError(
         'INVALID_CONFIG',
@@ -49,4 +50,26 @@ export function validateBindings(bindings: unknown): SandboxBinding[] {
     out.push({ path: [...(path as string[])], tool });
   }
   return out;
+}
+
+/**
+ * The `tools` tree of validated bindings, as the isolate builds it (see `ToolNode`): children in
+ * binding order, a path both a tool and a namespace where bindings say so.
+ */
+export function toolTree(bindings: readonly SandboxBinding[]): ToolNode {
+  const root: ToolNode = {};
+  for (const { path, tool } of bindings) {
+    let node = root;
+    for (const segment of path) {
+      node.c ??= Object.create(null) as Record<string, ToolNode>;
+      let child = node.c[segment];
+      if (child === undefined) {
+        child = {};
+        node.c[segment] = child;
+      }
+      node = child;
+    }
+    node.t ??= tool;
+  }
+  return root;
 }

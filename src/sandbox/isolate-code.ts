@@ -1,8 +1,8 @@
 /**
- * Loads the isolate-side TypeScript (`sdk-templates/isolate/*.ts`) and strips its types with
- * oxc-transform, once per process. The modules keep their ES `import`s: each isolate compiles them
- * with `compileModule` and links them among themselves (see `sandbox-isolate.ts`), so no bundler
- * and no text rewriting are involved. The files are type-checked by
+ * Loads the isolate-side TypeScript (`sdk-templates/isolate/*.ts`), strips its types with
+ * oxc-transform and links the modules into one script (`isolate-link.ts`), once per process. Each
+ * isolate compiles that script once (with V8's code cache after the first isolate) and runs it in
+ * every fresh context (see `sandbox-isolate.ts`). The files are type-checked by
  * `sdk-templates/isolate/tsconfig.json` (ES2022, no Node types).
  */
 import { existsSync } from 'node:fs';
@@ -11,7 +11,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { transformSync } from 'oxc-transform';
 import { IsocodeError } from '../errors.js';
-import { MODULE_PREFIX } from '../../sdk-templates/isolate/protocol.js';
+import { BOOTSTRAP_ENTRY, MODULE_PREFIX } from '../../sdk-templates/isolate/protocol.js';
+import { linkIsolateScript } from './isolate-link.js';
 
 /** One compiled isolate module. */
 export interface IsolateModuleSource {
@@ -25,6 +26,14 @@ export interface IsolateModuleSource {
 
 /** The specifier of the entry module. */
 export const ENTRY_SPECIFIER = './bootstrap.js';
+
+/** The linked bootstrap script. */
+export interface BootstrapScript {
+  /** Its name in isolate stacks (never a host path). */
+  filename: string;
+  /** One classic script; its completion value is what the entry's `prepare()` returns. */
+  code: string;
+}
 
 /** Finds `sdk-templates/isolate` from this file, in the source tree or in a built package. */
 export function findIsolateSourceDir(): string {
@@ -88,4 +97,20 @@ export function loadIsolateModules(): Promise<IsolateModuleSource[]> {
     });
   }
   return cached;
+}
+
+let cachedScript: Promise<BootstrapScript> | undefined;
+
+/** The linked bootstrap script, built on first use and kept for the process's lifetime. */
+export function loadBootstrapScript(): Promise<BootstrapScript> {
+  if (cachedScript === undefined) {
+    cachedScript = loadIsolateModules().then((modules) => ({
+      filename: `${MODULE_PREFIX}bootstrap.js`,
+      code: linkIsolateScript(modules, ENTRY_SPECIFIER, BOOTSTRAP_ENTRY),
+    }));
+    cachedScript.catch(() => {
+      cachedScript = undefined;
+    });
+  }
+  return cachedScript;
 }

@@ -118,6 +118,12 @@ export function decodeOutcome(
       const position = mapped(programPosition(description.stack), mapPosition);
       return { ok: false, kind: 'exception', message: exceptionMessage(description), ...position };
     }
+    case OUTCOME.setupFailed:
+      return {
+        ok: false,
+        kind: 'internal',
+        message: `sandbox failure: ${payload.slice(0, 200)}`,
+      };
     default:
       return { ok: false, kind: 'internal', message: 'the sandbox returned an unreadable outcome' };
   }

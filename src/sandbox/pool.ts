@@ -1,8 +1,12 @@
 /**
- * The sandbox pool: one isolate per run, taken from a small pool of pre-warmed isolates (context
- * created, bootstrap evaluated, global locked down) and disposed after the run — never reused,
- * whatever happened. Refills happen off the hot path (`setImmediate`). Why per-run isolates and not
- * a shared one: docs/decisions/004-isolate-strategy.md.
+ * The sandbox pool. An isolate serves one run at a time, each run in a fresh context prepared
+ * before the run needs it. After a clean end (the program returned, threw, or returned something
+ * that is not JSON) the run's context is released and the isolate prepares a new one and goes back
+ * to the warm pool; after anything else (memory, CPU or wall-clock kill, abort, output limit, a
+ * sandbox failure, a disposal) it is disposed and never reused. An isolate is also retired after
+ * `maxRunsPerIsolate` runs, or when its heap after a run is over a fraction of its memory limit
+ * (half by default), so garbage and fragmentation cannot pile up. Why sequential reuse keeps the per-run limits meaningful, and
+ * what is shared across runs: docs/decisions/004-isolate-strategy.md.
  */
 import { IsocodeError } from '../errors.js';
 import { validateBindings } from './bindings.js';
@@ -17,7 +21,7 @@ import {
   type RunStats,
   type SandboxLimits,
 } from './types.js';
-import { Watchdog } from './watchdog.js';
+import { Watchdog, type Watched } from './watchdog.js';
 
 /** Options of a {@link SandboxPool}. */
 export interface SandboxPoolOptions {
@@ -32,6 +36,24 @@ export interface SandboxPoolOptions {
    * @default DEFAULT_LIMITS
    */
   defaultLimits?: Partial<SandboxLimits> | undefined;
+  /**
+   * Most idle isolates kept after runs return them (each ≈2–3 MiB); a returning isolate beyond
+   * this is disposed. At least `size`.
+   * @default max(size, 8)
+   */
+  maxIdle?: number | undefined;
+  /**
+   * Runs an isolate serves (one at a time, each in a fresh context) before it is disposed and
+   * replaced. 1 gives every run a brand-new isolate.
+   * @default 100
+   */
+  maxRunsPerIsolate?: number | undefined;
+  /**
+   * An isolate whose heap after a run (V8 heap in use plus external memory, garbage not yet
+   * collected included) is over this fraction of its memory limit is retired instead of reused.
+   * @default 0.5
+   */
+  recycleHeapFraction?: number | undefined;
   /**
    * How often the watchdog polls CPU time and wall clock of running programs, in ms. A limit can
    * be overshot by about this much.
@@ -52,6 +74,10 @@ export interface SandboxPoolStats {
   created: number;
   /** Isolates disposed since the pool started. */
   disposed: number;
+  /** Runs started on an isolate since the pool started (more than `created` once isolates are reused). */
+  runs: number;
+  /** Isolates retired after a clean run: `maxRunsPerIsolate` reached, or their heap over `recycleHeapFraction` of the limit. */
+  recycled: number;
 }
 
 const yieldMacrotask = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -65,6 +91,16 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  */
 const DISPOSAL_SETTLE_MS = 50;
 
+/**
+ * A reused isolate prepares its next context in well under a millisecond of CPU. Past these bounds
+ * something keeps it busy — guest code the previous run left spinning (a microtask loop started
+ * just before it returned) — and it is disposed instead.
+ */
+const RENEW_WALL_MS = 2_000;
+const RENEW_CPU_MS = 100;
+
+const MIB = 1024 * 1024;
+
 function emptyStats(): RunStats {
   return { cpuMs: 0, wallMs: 0, calls: 0, isolateMs: 0, logBytes: 0, truncatedLogs: false };
 }
@@ -73,20 +109,33 @@ function failed(kind: FailureKind, message: string): RunOutcome {
   return { ok: false, kind, message, logs: [], stats: emptyStats() };
 }
 
+function positiveInteger(name: string, value: number, min: number): number {
+  if (!Number.isSafeInteger(value) || value < min)
+    throw new IsocodeError('INVALID_CONFIG', `${name} must be an integer ≥ ${min}, got ${value}`);
+  return value;
+}
+
 /** Runs programs in isolated-vm isolates. */
 export class SandboxPool {
   private readonly size: number;
+  private readonly maxIdle: number;
+  private readonly maxRunsPerIsolate: number;
+  private readonly recycleHeapFraction: number;
   private readonly limits: SandboxLimits;
   private readonly watchdog: Watchdog;
+  /** Idle isolates with a prepared context, most recently used last. */
   private readonly warm: SandboxIsolate[] = [];
   private readonly alive = new Set<SandboxIsolate>();
-  private readonly creating = new Set<Promise<unknown>>();
+  /** Creations and renewals under way (they never reject). */
+  private readonly preparing = new Set<Promise<void>>();
   private readonly running = new Set<ProgramRun>();
   private readonly active = new Set<Promise<unknown>>();
-  /** Runs waiting for an isolate that a refill is preparing. */
+  /** Runs waiting for an isolate that a creation or renewal is preparing. */
   private readonly takers: ((isolate: SandboxIsolate | undefined) => void)[] = [];
   private created = 0;
   private disposed = 0;
+  private runs = 0;
+  private recycled = 0;
   private closed = false;
   private closing: Promise<void> | undefined;
   private refillScheduled = false;
@@ -95,14 +144,28 @@ export class SandboxPool {
 
   /** @throws IsocodeError `INVALID_CONFIG` for invalid options or limits. */
   constructor(options: SandboxPoolOptions = {}) {
-    const size = options.size ?? 2;
+    this.size = positiveInteger('pool size', options.size ?? 2, 0);
+    this.maxIdle = Math.max(
+      this.size,
+      positiveInteger('maxIdle', options.maxIdle ?? Math.max(this.size, 8), 0),
+    );
+    this.maxRunsPerIsolate = positiveInteger(
+      'maxRunsPerIsolate',
+      options.maxRunsPerIsolate ?? 100,
+      1,
+    );
+    const fraction = options.recycleHeapFraction ?? 0.5;
+    if (!(fraction > 0 && fraction <= 1)) {
+      throw new IsocodeError(
+        'INVALID_CONFIG',
+        `recycleHeapFraction must be in (0, 1], got ${String(fraction)}`,
+      );
+    }
+    this.recycleHeapFraction = fraction;
     const interval = options.watchdogIntervalMs ?? 5;
-    if (!Number.isSafeInteger(size) || size < 0)
-      throw new IsocodeError('INVALID_CONFIG', `pool size must be an integer ≥ 0, got ${size}`);
     if (!Number.isFinite(interval) || interval < 1) {
       throw new IsocodeError('INVALID_CONFIG', `watchdogIntervalMs must be ≥ 1, got ${interval}`);
     }
-    this.size = size;
     this.limits = resolveLimits(DEFAULT_LIMITS, options.defaultLimits);
     this.watchdog = new Watchdog(interval);
   }
@@ -113,7 +176,7 @@ export class SandboxPool {
    */
   async warmup(): Promise<void> {
     this.fill();
-    while (this.creating.size > 0) await Promise.allSettled([...this.creating]);
+    while (this.preparing.size > 0) await Promise.allSettled([...this.preparing]);
     if (this.size > 0 && this.warm.length === 0 && !this.closed) {
       throw new IsocodeError('INTERNAL_ERROR', 'could not prepare a sandbox isolate', {
         cause: this.lastCreateError,
@@ -158,20 +221,29 @@ export class SandboxPool {
       isolate.dispose();
       return failed('aborted', 'the run was aborted: the sandbox is shutting down');
     }
-    const run = ProgramRun.start(isolate, {
-      request,
-      bindings,
-      limits,
-      watchdog: this.watchdog,
-      isolateMs: performance.now() - startedAt,
-    });
+    let run: ProgramRun;
+    try {
+      run = ProgramRun.start(isolate, {
+        request,
+        bindings,
+        limits,
+        watchdog: this.watchdog,
+        isolateMs: performance.now() - startedAt,
+      });
+    } catch {
+      isolate.dispose();
+      this.scheduleRefill();
+      return failed('internal', 'sandbox failure: the isolate had no prepared context');
+    }
+    this.runs++;
     this.running.add(run);
     try {
       return await run.done;
     } finally {
       this.running.delete(run);
-      // Refill after the run, not while it runs: preparing an isolate holds the main thread for
-      // ~3 ms, which measured as +5 ms on a warm run when done from acquire().
+      // Isolates of another memory limit than the pool's serve one run only.
+      this.release(isolate, run.reusable && limits.memoryMb === this.limits.memoryMb);
+      // Creating an isolate holds the main thread for ~1.5 ms: never while a run waits for it.
       this.scheduleRefill();
     }
   }
@@ -184,6 +256,8 @@ export class SandboxPool {
       running: this.running.size,
       created: this.created,
       disposed: this.disposed,
+      runs: this.runs,
+      recycled: this.recycled,
     };
   }
 
@@ -203,7 +277,8 @@ export class SandboxPool {
     this.closed = true;
     for (const run of this.running) run.kill('closed');
     while (this.active.size > 0) await Promise.allSettled([...this.active]);
-    while (this.creating.size > 0) await Promise.allSettled([...this.creating]);
+    while (this.preparing.size > 0) await Promise.allSettled([...this.preparing]);
+    for (const taker of this.takers.splice(0)) taker(undefined);
     for (const isolate of this.warm.splice(0)) isolate.dispose();
     for (const isolate of [...this.alive]) isolate.dispose();
     const settle = this.lastDisposalAt + DISPOSAL_SETTLE_MS - performance.now();
@@ -225,11 +300,15 @@ export class SandboxPool {
 
   private async acquire(memoryMb: number): Promise<SandboxIsolate> {
     if (memoryMb === this.limits.memoryMb) {
-      let isolate = this.warm.shift();
-      while (isolate !== undefined && isolate.disposed) isolate = this.warm.shift();
+      // Most recently used first: its code and caches are the warmest.
+      let isolate = this.warm.pop();
+      while (isolate !== undefined && !isolate.ready) {
+        isolate.dispose();
+        isolate = this.warm.pop();
+      }
       if (isolate !== undefined) return isolate;
-      // A refill is under way: take its isolate rather than preparing one more.
-      if (this.creating.size > this.takers.length) {
+      // A creation or renewal is under way: take its isolate rather than creating one more.
+      if (this.preparing.size > this.takers.length) {
         const handed = await new Promise<SandboxIsolate | undefined>((resolve) =>
           this.takers.push(resolve),
         );
@@ -237,6 +316,74 @@ export class SandboxPool {
       }
     }
     return this.createIsolate(memoryMb);
+  }
+
+  /** After a run: prepares the isolate for another run, or disposes it. */
+  private release(isolate: SandboxIsolate, reusable: boolean): void {
+    if (!reusable || this.closed || isolate.disposed) {
+      isolate.dispose();
+      return;
+    }
+    if (isolate.runs >= this.maxRunsPerIsolate) {
+      this.recycled++;
+      isolate.dispose();
+      return;
+    }
+    this.track(this.renew(isolate));
+  }
+
+  private async renew(isolate: SandboxIsolate): Promise<void> {
+    const cpuStart = isolate.cpuMs() ?? 0;
+    const startedAt = performance.now();
+    const guard: Watched = {
+      check: (now) => {
+        const cpu = isolate.cpuMs();
+        if (now - startedAt > RENEW_WALL_MS || (cpu !== undefined && cpu - cpuStart > RENEW_CPU_MS))
+          isolate.dispose();
+      },
+    };
+    this.watchdog.add(guard);
+    try {
+      await isolate.prepare();
+    } catch {
+      isolate.dispose();
+    } finally {
+      this.watchdog.delete(guard);
+    }
+    if (isolate.disposed) {
+      this.handOut(undefined);
+      return;
+    }
+    // Garbage of earlier runs that V8 has not collected yet counts too, which errs on the side of
+    // recycling.
+    const heap = await isolate.heapBytes();
+    if (heap === undefined || heap > isolate.memoryMb * MIB * this.recycleHeapFraction) {
+      this.recycled++;
+      isolate.dispose();
+      this.handOut(undefined);
+      return;
+    }
+    this.handOut(isolate);
+  }
+
+  /** Gives a ready isolate to the first waiting run, else to the warm pool (or disposes it). */
+  private handOut(isolate: SandboxIsolate | undefined): void {
+    const taker = this.takers.shift();
+    if (isolate === undefined) {
+      taker?.(undefined);
+      return;
+    }
+    if (this.closed) {
+      isolate.dispose();
+      taker?.(undefined);
+    } else if (taker !== undefined) taker(isolate);
+    else if (this.warm.length < this.maxIdle) this.warm.push(isolate);
+    else isolate.dispose();
+  }
+
+  private track(pending: Promise<void>): void {
+    this.preparing.add(pending);
+    void pending.finally(() => this.preparing.delete(pending));
   }
 
   private scheduleRefill(): void {
@@ -249,23 +396,16 @@ export class SandboxPool {
   }
 
   private fill(): void {
-    while (!this.closed && this.warm.length + this.creating.size < this.size) {
-      const pending = this.createIsolate(this.limits.memoryMb).then(
-        (isolate) => {
-          const taker = this.takers.shift();
-          if (this.closed) {
-            isolate.dispose();
-            taker?.(undefined);
-          } else if (taker !== undefined) taker(isolate);
-          else this.warm.push(isolate);
-        },
-        (error: unknown) => {
-          this.lastCreateError = error;
-          this.takers.shift()?.(undefined);
-        },
+    while (!this.closed && this.warm.length + this.preparing.size < this.size) {
+      this.track(
+        this.createIsolate(this.limits.memoryMb).then(
+          (isolate) => this.handOut(isolate),
+          (error: unknown) => {
+            this.lastCreateError = error;
+            this.handOut(undefined);
+          },
+        ),
       );
-      this.creating.add(pending);
-      void pending.finally(() => this.creating.delete(pending));
     }
   }
 }

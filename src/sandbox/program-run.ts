@@ -1,16 +1,27 @@
 /**
- * One program on one prepared isolate: install the scope, compile and start the program, watch its
- * clocks, and settle. Settlement order: the isolate is disposed (it is never reused), the run's
- * signal aborts (in-flight dispatches see it), calls waiting for a slot are refused, and the outcome
- * is returned only after every started dispatch has settled.
+ * One program in one prepared context: compile and start the program, watch its clocks, and settle.
+ * Settlement order: a killed isolate is disposed at once; the outcome is decided; the run's signal
+ * aborts (in-flight dispatches see it), calls waiting for a slot are refused, and the outcome is
+ * returned only after every started dispatch has settled. Then the run's references and its context
+ * are released, and {@link ProgramRun.reusable} tells the pool whether the isolate may serve
+ * another run: only after a clean end (returned, threw, invalid output), never after a kill or a
+ * disposal. Everything a run receives from the isolate goes through references made for this run
+ * alone and released with it, so nothing of one run can reach the next one on the same isolate.
  */
 import ivm from 'isolated-vm';
-import { PROGRAM_FILENAME, type InstallOptions } from '../../sdk-templates/isolate/protocol.js';
+import {
+  MESSAGE,
+  PROGRAM_FILENAME,
+  PROGRAM_PREFIX,
+  PROGRAM_SUFFIX,
+  type InstallOptions,
+} from '../../sdk-templates/isolate/protocol.js';
+import { toolTree } from './bindings.js';
 import { HostBridge } from './host-bridge.js';
 import { LogSink } from './log-sink.js';
 import { Arrivals } from './arrivals.js';
 import { decodeOutcome, splitOutcome, type Decoded } from './outcome.js';
-import type { SandboxIsolate } from './sandbox-isolate.js';
+import { releaseContext, type PreparedContext, type SandboxIsolate } from './sandbox-isolate.js';
 import type { RunOutcome, RunRequest, SandboxBinding, SandboxLimits } from './types.js';
 import type { Watchdog } from './watchdog.js';
 
@@ -68,35 +79,64 @@ function firstLine(error: unknown): string {
   return message.split('\n')[0]?.slice(0, 500) ?? '';
 }
 
+/** Programs up to this many UTF-16 units are compiled with a synchronous call (no thread hop). */
+const SYNC_COMPILE_MAX = 64 * 1024;
+
+function release(ref: { release(): void } | undefined): void {
+  try {
+    ref?.release();
+  } catch {
+    // already gone with its isolate
+  }
+}
+
+/** A clean end: the isolate may serve another run. */
+function isClean(decoded: Decoded): boolean {
+  return decoded.ok || decoded.kind === 'exception' || decoded.kind === 'invalid-output';
+}
+
 /** A running program. Create with {@link ProgramRun.start}. */
 export class ProgramRun {
   private killReason: KillReason | undefined;
+  /** The kill came after the outcome: it only disposes the isolate (a console overflow aside). */
+  private killedAfterOutcome = false;
+  /** The isolate vanished without a kill of ours (isolated-vm's memory limit). */
+  private lost = false;
   private finished = false;
+  private outcomeText: string | undefined;
+  private wake: () => void = () => {};
+  private readonly prepared: PreparedContext;
   /** Settles with the outcome, after every started dispatch has settled. Never rejects. */
   readonly done: Promise<RunOutcome>;
+  /** Once {@link done} has settled: true when the isolate ended the run cleanly and may be reused. */
+  reusable = false;
 
   private constructor(
     private readonly isolate: SandboxIsolate,
     private readonly options: ProgramRunOptions,
   ) {
+    this.prepared = isolate.take();
     this.done = this.execute();
   }
 
-  /** Starts `options.request` on `isolate` (which this run disposes). */
+  /** Starts `options.request` in the prepared context of `isolate`. */
   static start(isolate: SandboxIsolate, options: ProgramRunOptions): ProgramRun {
     return new ProgramRun(isolate, options);
   }
 
-  /** Stops the program now (disposes its isolate); no effect once it has settled. */
+  /** Stops the program now (disposes its isolate); no effect once the run is over. */
   kill(reason: KillReason): void {
     if (this.finished || this.killReason !== undefined) return;
     this.killReason = reason;
+    this.killedAfterOutcome = this.outcomeText !== undefined;
     this.isolate.dispose();
+    this.wake();
   }
 
   private async execute(): Promise<RunOutcome> {
     const { request, limits, watchdog } = this.options;
     const sbx = this.isolate;
+    const { context, entry } = this.prepared;
     const controller = new AbortController();
     const logs = new LogSink(limits.maxLogBytes, request.onLog, () => this.kill('log-limit'));
     const bridge = new HostBridge({
@@ -107,28 +147,57 @@ export class ProgramRun {
       onCall: request.onCall,
     });
     const arrivals = new Arrivals();
-    const dispatchRef = new ivm.Reference((tool: unknown, args: unknown) => {
+    // The run's port: every message of the isolate arrives here, one-way (`MESSAGE`). Binding calls
+    // are answered through the context's `entry` as `(id, reply)`, one-way too. Replies stop once
+    // the outcome is in or the run is killed: a late reply is dropped here and never enters the
+    // isolate.
+    const port = new ivm.Reference((kind: unknown, a: unknown, b: unknown, c: unknown): void => {
+      if (kind === MESSAGE.outcome) {
+        if (this.outcomeText === undefined && typeof a === 'string') {
+          this.outcomeText = a;
+          this.wake();
+        }
+        return;
+      }
       arrivals.arrive();
-      return bridge.handle(tool, args);
+      if (kind === MESSAGE.log) {
+        logs.push(a, b);
+        return;
+      }
+      if (kind !== MESSAGE.call || typeof a !== 'number' || !Number.isSafeInteger(a)) return;
+      void bridge.handle(b, c).then((reply) => {
+        if (this.outcomeText !== undefined || this.killReason !== undefined || this.finished)
+          return;
+        try {
+          entry.applyIgnored(undefined, [a, reply]);
+        } catch {
+          // the isolate is gone
+        }
+      });
     });
-    const logRef = new ivm.Reference((level: unknown, text: unknown): void => {
-      arrivals.arrive();
-      logs.push(level, text);
-    });
-    const tickRef = new ivm.Reference(() => Promise.resolve(''));
     const installOptions: InstallOptions = {
-      bindings: this.options.bindings.map((b) => ({ path: [...b.path], tool: b.tool })),
+      tree: toolTree(this.options.bindings),
       maxCalls: limits.maxCalls,
       maxArgBytes: limits.maxArgBytes,
       maxLogBytes: limits.maxLogBytes,
       maxResultBytes: limits.maxResultBytes,
     };
+    const ended = new Promise<void>((resolve) => (this.wake = resolve));
 
+    // `cpuTime` is cumulative per isolate: the budget is measured from this run's start (the isolate
+    // is idle here — its context was prepared by an awaited call that completed).
     const cpuStart = sbx.cpuMs() ?? 0;
     let cpuLast = cpuStart;
     const wallStart = performance.now();
     const watched = {
       check: (now: number): void => {
+        if (sbx.isolate.isDisposed) {
+          if (this.killReason === undefined && !this.lost) {
+            this.lost = true;
+            this.wake();
+          }
+          return;
+        }
         cpuLast = sbx.cpuMs() ?? cpuLast;
         if (cpuLast - cpuStart > limits.cpuMs) this.kill('cpu');
         else if (now - wallStart > limits.wallMs) this.kill('wall');
@@ -141,54 +210,47 @@ export class ProgramRun {
 
     let raw: { sent: number; body: string } | undefined;
     let error: unknown;
-    let stage: 'install' | 'compile' | 'run' | 'drain' = 'install';
+    let stage: 'compile' | 'run' | 'drain' = 'compile';
     try {
-      const runner = (await sbx.install.apply(
-        undefined,
-        [dispatchRef, logRef, tickRef, JSON.stringify(installOptions)],
-        {
-          result: { reference: true },
-        },
-      )) as ivm.Reference<(program: unknown) => Promise<string>>;
-      stage = 'compile';
-      const script = await sbx.isolate.compileScript(request.js, { filename: PROGRAM_FILENAME });
-      const program = (await script.run(sbx.context, {
-        reference: true,
-        release: true,
-      })) as ivm.Reference<unknown>;
+      // The program's script hands its function to the hook `install` defines (see PROGRAM_HOOK);
+      // the line offset keeps the program's line numbers. Compiling only parses (no guest code
+      // runs), so small programs skip the thread hop.
+      const source = PROGRAM_PREFIX + request.js + PROGRAM_SUFFIX;
+      const origin = { filename: PROGRAM_FILENAME, lineOffset: -1 };
+      const script =
+        source.length <= SYNC_COMPILE_MAX
+          ? sbx.isolate.compileScriptSync(source, origin)
+          : await sbx.isolate.compileScript(source, origin);
       stage = 'run';
-      const outcome: unknown = await runner.apply(undefined, [program.derefInto()], {
-        result: { promise: true, copy: true },
-      });
-      runner.release();
-      raw = splitOutcome(outcome);
-      stage = 'drain';
-      // Logs and calls sent before the outcome may still be on their way: wait for them.
-      if (raw !== undefined)
-        await arrivals.waitFor(
-          raw.sent,
-          Math.min(DRAIN_GRACE_MS, limits.wallMs - (performance.now() - wallStart)),
-        );
+      // Two one-way messages, run in order by the isolate: install the scope, then run the script.
+      entry.applyIgnored(undefined, [port, JSON.stringify(installOptions)]);
+      script.runIgnored(context, { release: true });
+      await ended;
+      if (
+        this.outcomeText !== undefined &&
+        (this.killReason === undefined || this.killedAfterOutcome)
+      ) {
+        raw = splitOutcome(this.outcomeText);
+        stage = 'drain';
+        // Logs and calls sent before the outcome may still be on their way: wait for them.
+        if (raw !== undefined)
+          await arrivals.waitFor(
+            raw.sent,
+            Math.min(DRAIN_GRACE_MS, limits.wallMs - (performance.now() - wallStart)),
+          );
+      }
     } catch (e) {
       error = e;
     }
-    this.finished = true;
-    const disposedByIsolatedVm = this.killReason === undefined && sbx.isolate.isDisposed;
     const cpuEnd = sbx.cpuMs() ?? cpuLast;
     const wallMs = performance.now() - wallStart;
-    watchdog.delete(watched);
-    request.signal?.removeEventListener('abort', onAbort);
-    sbx.dispose();
-    logs.close();
-    bridge.end();
-    await bridge.settled();
-    dispatchRef.release();
-    logRef.release();
-    tickRef.release();
+    const disposedByIsolatedVm =
+      this.lost || (this.killReason === undefined && sbx.isolate.isDisposed);
 
     let decoded: Decoded;
     // Once the outcome is in, only a console overflow (of output sent before it) changes it.
-    const kill = stage === 'drain' && this.killReason !== 'log-limit' ? undefined : this.killReason;
+    const kill =
+      this.killedAfterOutcome && this.killReason !== 'log-limit' ? undefined : this.killReason;
     if (kill !== undefined) decoded = killed(kill, limits);
     else if (stage === 'drain') {
       decoded =
@@ -203,6 +265,21 @@ export class ProgramRun {
       };
     } else if (stage === 'compile') decoded = this.compileFailure(error);
     else decoded = { ok: false, kind: 'internal', message: `sandbox failure: ${firstLine(error)}` };
+    // An isolate that will not be reused stops now, before the dispatches settle.
+    if (!isClean(decoded)) sbx.dispose();
+
+    logs.close();
+    bridge.end();
+    await bridge.settled();
+    // Watched until here: guest code left running after the outcome (a microtask loop) is still
+    // stopped by the run's limits, which then only dispose the isolate.
+    watchdog.delete(watched);
+    request.signal?.removeEventListener('abort', onAbort);
+    this.finished = true;
+    this.reusable = isClean(decoded) && this.killReason === undefined && !sbx.disposed;
+    release(port);
+    releaseContext(this.prepared);
+    if (!this.reusable) sbx.dispose();
 
     const stats = {
       cpuMs: Math.max(0, cpuEnd - cpuStart),

@@ -1,72 +1,69 @@
 /**
- * One isolate with one context, the bootstrap modules evaluated and the global locked down: ready
- * for exactly one run. It is never reused: after its run (or any limit) it is disposed.
+ * One isolate that serves runs one at a time, each in a fresh context. The bootstrap (the isolate
+ * side, linked into one script) is compiled once per isolate — with V8's code cache produced by the
+ * first isolate of the process — and run in every new context; the context is prepared before a
+ * run needs it (off the hot path), handed to exactly one run, and released after it. Whether an
+ * isolate may serve another run is the pool's decision (docs/decisions/004-isolate-strategy.md).
  */
 import ivm from 'isolated-vm';
-import { ENTRY_SPECIFIER, loadIsolateModules } from './isolate-code.js';
+import { loadBootstrapScript } from './isolate-code.js';
 
-/** The host's view of the bootstrap's `install` export. */
-export type InstallRef = ivm.Reference<
-  (dispatch: unknown, log: unknown, tick: unknown, optionsJson: string) => unknown
->;
+/**
+ * The host's view of the bootstrap's `entry`: `(port, optionsJson, program)` starts the run,
+ * `(id, reply)` answers a binding call. Always called with `applyIgnored`.
+ */
+export type EntryRef = ivm.Reference<(a: unknown, b: unknown, c?: unknown) => void>;
 
-/** A prepared isolate. */
+/** A context ready for one run: bootstrap evaluated, global locked down. */
+export interface PreparedContext {
+  readonly context: ivm.Context;
+  /** The bootstrap's `entry` in this context. */
+  readonly entry: EntryRef;
+}
+
+/** V8's code cache of the bootstrap script, produced by the first isolate of the process. */
+let codeCache: ivm.ExternalCopy<ArrayBuffer> | undefined;
+
+/** An isolate of the pool. */
 export class SandboxIsolate {
   private disposedFlag = false;
+  private prepared: PreparedContext | undefined;
+  private runCount = 0;
 
   private constructor(
     /** The isolate. */
     readonly isolate: ivm.Isolate,
-    /** Its only context. */
-    readonly context: ivm.Context,
-    /** The bootstrap's `install` function. */
-    readonly install: InstallRef,
+    /** The bootstrap, compiled for this isolate; runs in each of its contexts. */
+    private readonly bootstrap: ivm.Script,
     /** The heap limit it was created with, in MiB. */
     readonly memoryMb: number,
     private readonly onDispose: (isolate: SandboxIsolate) => void,
   ) {}
 
   /**
-   * Creates the isolate, its context, links and evaluates the bootstrap modules and runs
-   * `lockdown()`. Costs are measured in docs/decisions/004-isolate-strategy.md.
+   * Creates the isolate, compiles the bootstrap and prepares a first context. Costs are measured in
+   * docs/decisions/004-isolate-strategy.md.
    */
   static async create(
     memoryMb: number,
     onDispose: (isolate: SandboxIsolate) => void = () => {},
   ): Promise<SandboxIsolate> {
-    const sources = await loadIsolateModules();
+    const source = await loadBootstrapScript();
     const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
     try {
-      const context = await isolate.createContext();
-      // Synchronous compile: ~0.13 ms for all modules, against ~1.8 ms of thread hops when each
-      // module is compiled with an awaited compileModule (measured, decision record 004).
-      const modules = new Map<string, ivm.Module>();
-      for (const source of sources) {
-        modules.set(
-          source.specifier,
-          isolate.compileModuleSync(source.code, { filename: source.filename }),
-        );
-      }
-      const entry = modules.get(ENTRY_SPECIFIER);
-      if (entry === undefined) throw new Error('bootstrap module missing');
-      // Linking, evaluating and locking down run trusted code for well under a millisecond:
-      // synchronous calls avoid a thread hop each.
-      entry.instantiateSync(context, (specifier) => {
-        const found = modules.get(specifier);
-        if (found === undefined) throw new Error(`isolate module not found: ${specifier}`);
-        return found;
-      });
-      entry.evaluateSync();
-      const namespace = entry.namespace;
-      const lockdown = namespace.getSync('lockdown', { reference: true }) as ivm.Reference<
-        () => void
-      >;
-      lockdown.applySync(undefined, []);
-      lockdown.release();
-      const install = namespace.getSync('install', { reference: true }) as InstallRef;
-      namespace.release();
-      for (const module of modules.values()) module.release();
-      return new SandboxIsolate(isolate, context, install, memoryMb, onDispose);
+      // Synchronous: a fresh isolate is idle, and compiling from the code cache is ~0.1 ms.
+      const cache = codeCache;
+      const bootstrap = isolate.compileScriptSync(
+        source.code,
+        cache === undefined
+          ? { filename: source.filename, produceCachedData: true }
+          : { filename: source.filename, cachedData: cache },
+      ) as ivm.Script & ivm.CachedDataResult & { cachedDataRejected?: boolean };
+      if (cache === undefined) codeCache = bootstrap.cachedData;
+      else if (bootstrap.cachedDataRejected === true) codeCache = undefined;
+      const sandbox = new SandboxIsolate(isolate, bootstrap, memoryMb, onDispose);
+      await sandbox.prepare();
+      return sandbox;
     } catch (error) {
       if (!isolate.isDisposed) isolate.dispose();
       throw error;
@@ -78,10 +75,67 @@ export class SandboxIsolate {
     return this.disposedFlag || this.isolate.isDisposed;
   }
 
+  /** Runs started on this isolate. */
+  get runs(): number {
+    return this.runCount;
+  }
+
+  /** True while a prepared context waits for a run. */
+  get ready(): boolean {
+    return this.prepared !== undefined && !this.disposed;
+  }
+
+  /**
+   * Prepares a fresh context: creates it, runs the bootstrap in it (which locks the global down and
+   * completes with its `entry` function). Asynchronous calls, no synchronous one: the work runs on
+   * isolated-vm's thread, and the main thread never waits for the isolate's lock (under load, a
+   * synchronous call right after an asynchronous one measured as a wait for the isolate thread).
+   * The first call completes only once every earlier task of the isolate has finished — after a
+   * run, that is the proof the isolate is idle (a leftover that spins keeps it from completing; the
+   * caller's guard then disposes the isolate).
+   * @throws when the isolate is disposed meanwhile, or the bootstrap fails
+   */
+  async prepare(): Promise<void> {
+    if (this.prepared !== undefined) return;
+    const context = await this.isolate.createContext();
+    try {
+      const entry = (await this.bootstrap.run(context, { reference: true })) as EntryRef;
+      if (this.disposed) throw new Error('the isolate was disposed');
+      this.prepared = { context, entry };
+    } catch (error) {
+      context.release();
+      throw error;
+    }
+  }
+
+  /** Hands the prepared context to a run (which releases it); counts the run. */
+  take(): PreparedContext {
+    const prepared = this.prepared;
+    if (prepared === undefined) throw new Error('no prepared context');
+    this.prepared = undefined;
+    this.runCount++;
+    return prepared;
+  }
+
+  /**
+   * Heap in use (V8 heap plus memory allocated outside it that counts against `memoryLimit`), in
+   * bytes; undefined once disposed. Asynchronous, like every call the host makes between runs.
+   */
+  async heapBytes(): Promise<number | undefined> {
+    if (this.disposed) return undefined;
+    try {
+      const heap = await this.isolate.getHeapStatistics();
+      return heap.used_heap_size + heap.externally_allocated_size;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Disposes the isolate (idempotent; never throws). */
   dispose(): void {
     if (this.disposedFlag) return;
     this.disposedFlag = true;
+    this.prepared = undefined;
     try {
       if (!this.isolate.isDisposed) this.isolate.dispose();
     } catch {
@@ -96,6 +150,17 @@ export class SandboxIsolate {
       return Number(this.isolate.cpuTime) / 1e6;
     } catch {
       return undefined;
+    }
+  }
+}
+
+/** Releases a context and the references into it (each may already be gone; never throws). */
+export function releaseContext(prepared: PreparedContext): void {
+  for (const release of [() => prepared.entry.release(), () => prepared.context.release()]) {
+    try {
+      release();
+    } catch {
+      // the isolate is gone
     }
   }
 }

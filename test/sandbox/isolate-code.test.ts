@@ -1,15 +1,19 @@
-/** The isolate-side sources: type-checked under their own tsconfig, compiled with oxc, named without host paths. */
+/** The isolate-side sources: type-checked under their own tsconfig, compiled with oxc, named without host paths, linked into one script. */
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ivm from 'isolated-vm';
 import { describe, expect, it } from 'vitest';
 import {
   compileIsolateModules,
   ENTRY_SPECIFIER,
   findIsolateSourceDir,
+  loadBootstrapScript,
+  type IsolateModuleSource,
 } from '../../src/sandbox/isolate-code.js';
+import { linkIsolateScript } from '../../src/sandbox/isolate-link.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -50,6 +54,84 @@ describe('isolate sources', () => {
       });
     } finally {
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the linked bootstrap script', () => {
+  const source = (file: string, code: string): IsolateModuleSource => ({
+    specifier: `./${file}.js`,
+    filename: `isocode:isolate/${file}.js`,
+    code,
+  });
+
+  it('links the isolate modules into one script that compiles and completes with the entry', async () => {
+    const script = await loadBootstrapScript();
+    expect(script.filename).toBe('isocode:isolate/bootstrap.js');
+    expect(script.code).not.toMatch(/^\s*(import|export)\b/m);
+    const isolate = new ivm.Isolate({ memoryLimit: 16 });
+    try {
+      const context = await isolate.createContext();
+      const entry = (await isolate
+        .compileScriptSync(script.code, { filename: script.filename })
+        .run(context, { reference: true })) as ivm.Reference<unknown>;
+      expect(entry.typeof).toBe('function');
+      // The entry locked the context down.
+      expect(
+        await context.eval('[typeof WebAssembly, typeof SharedArrayBuffer]', { copy: true }),
+      ).toEqual(['undefined', 'undefined']);
+      entry.release();
+      context.release();
+    } finally {
+      isolate.dispose();
+    }
+  });
+
+  it('links imports (renamed too) in dependency order', async () => {
+    const code = linkIsolateScript(
+      [
+        source(
+          'main',
+          'import { twice as double, one } from "./lib.js";\nexport function go() {\n  return double(one);\n}',
+        ),
+        source('lib', 'export const one = 1;\nexport function twice(x) {\n  return 2 * x;\n}'),
+      ],
+      './main.js',
+      'go',
+    );
+    const isolate = new ivm.Isolate({ memoryLimit: 16 });
+    try {
+      const context = await isolate.createContext();
+      const value: unknown = await context.eval(code, { copy: true });
+      expect(value).toBe(2);
+    } finally {
+      isolate.dispose();
+    }
+  });
+
+  it('refuses module syntax outside the supported subset, cycles, unknown modules and names', () => {
+    const refused = [
+      [source('main', 'export default function go() {}')],
+      [
+        source('main', 'import * as lib from "./lib.js";\nexport function go() {}'),
+        source('lib', 'export const a = 1;'),
+      ],
+      [source('main', 'export { go };\nfunction go() {}')],
+      [
+        source('main', 'import { a } from "./lib.js";\nexport function go() {}'),
+        source('lib', 'import { go } from "./main.js";\nexport const a = 1;'),
+      ],
+      [source('main', 'import { a } from "./missing.js";\nexport function go() {}')],
+      [
+        source('main', 'import { b } from "./lib.js";\nexport function go() {}'),
+        source('lib', 'export const a = 1;'),
+      ],
+      [source('main', 'export function other() {}')],
+    ];
+    for (const modules of refused) {
+      expect(() => linkIsolateScript(modules, './main.js', 'go')).toThrow(
+        expect.objectContaining({ code: 'INVALID_CONFIG' }) as Error,
+      );
     }
   });
 });

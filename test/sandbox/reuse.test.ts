@@ -1,0 +1,171 @@
+/**
+ * Sequential reuse of an isolate: nothing of one run reaches the next run on the same isolate —
+ * globals, prototypes, intrinsics, logs, calls, late replies, collector callbacks, CPU budget — and
+ * guest code left running after a run's outcome gets the isolate disposed, not reused.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { SandboxPool } from '../../src/sandbox/index.js';
+import {
+  bindingsFor,
+  expectFailure,
+  expectOk,
+  recordingDispatch,
+  runBody,
+  sleep,
+} from './helpers.js';
+
+/** One isolate at a time: consecutive runs share it unless it was disposed. */
+const pool = new SandboxPool({
+  size: 1,
+  maxIdle: 1,
+  defaultLimits: { memoryMb: 32, cpuMs: 1_000, wallMs: 5_000 },
+});
+beforeAll(() => pool.warmup());
+afterAll(() => pool.close());
+
+/** Runs `bodies` one after the other and checks they all ran on one isolate. */
+async function onOneIsolate<T>(run: () => Promise<T>): Promise<T> {
+  await vi.waitFor(() => expect(pool.stats().warm).toBe(1));
+  const before = pool.stats();
+  const result = await run();
+  await vi.waitFor(() => expect(pool.stats().warm).toBe(1));
+  const after = pool.stats();
+  expect(after.created, 'no isolate was created: the runs shared one').toBe(before.created);
+  expect(after.disposed).toBe(before.disposed);
+  return result;
+}
+
+describe('isolate reuse', () => {
+  it('makes globals, prototype pollution and replaced intrinsics of one run invisible to the next', async () => {
+    await onOneIsolate(async () => {
+      const first = await runBody(
+        pool,
+        `globalThis.x = 1; var declared = 2; Object.prototype.polluted = 'yes';
+         Array.prototype.extra = 3; JSON.stringify = () => '"forged"'; Math.random = () => 4;
+         Object.defineProperty(globalThis, 'sticky', { value: 5, configurable: false });
+         delete globalThis.console; ToolCallError = null;
+         return [typeof x, ({}).polluted, [].extra];`,
+      );
+      expect(expectOk(first)).toEqual(['number', 'yes', 3]);
+      const second = await runBody(
+        pool,
+        `console.log('console works');
+         return [typeof x, typeof declared, typeof ({}).polluted, typeof [].extra, JSON.stringify({ a: 1 }),
+           Math.random() === 4, typeof sticky, typeof ToolCallError];`,
+      );
+      expect(expectOk(second)).toEqual([
+        'undefined',
+        'undefined',
+        'undefined',
+        'undefined',
+        '{"a":1}',
+        false,
+        'undefined',
+        'function',
+      ]);
+      expect(second.logs).toEqual([{ level: 'log', text: 'console works' }]);
+    });
+  });
+
+  it("never delivers a run's late reply, logs or calls into the next run", async () => {
+    const first = recordingDispatch(async (tool) => {
+      // Settles well after the program returned (ignoring the run's abort signal).
+      if (tool === 'slow') await sleep(50);
+      return { ok: true, value: tool };
+    });
+    const second = recordingDispatch();
+    const [one, two] = await onOneIsolate(async () => [
+      await runBody(
+        pool,
+        `tools.slow().then((v) => { console.log('late ' + v); tools.echo({ from: 'first' }); },
+                           (e) => console.log('late failure ' + e.code));
+         return 'one';`,
+        { dispatch: first.dispatch, bindings: bindingsFor('echo', 'slow') },
+      ),
+      await runBody(pool, `await tools.echo({ from: 'second' }); return 'two';`, {
+        dispatch: second.dispatch,
+        bindings: bindingsFor('echo', 'slow'),
+      }),
+    ]);
+    expect(expectOk(one)).toBe('one');
+    expect(expectOk(two)).toBe('two');
+    expect(one.logs).toEqual([]);
+    expect(two.logs).toEqual([]);
+    expect(first.calls.map((c) => c.tool)).toEqual(['slow']);
+    expect(second.calls.map((c) => c.args)).toEqual([{ from: 'second' }]);
+    await sleep(20);
+    expect(first.calls).toHaveLength(1);
+    expect(second.calls).toHaveLength(1);
+  });
+
+  it('measures the CPU budget from the start of each run, not from the start of the isolate', async () => {
+    // Each run spins ~120 ms of a 200 ms budget: together they would exceed it.
+    const spin = `const end = Date.now() + 120; while (Date.now() < end) {} return 'spun';`;
+    const outcomes = await onOneIsolate(async () => [
+      await runBody(pool, spin, { limits: { cpuMs: 200 } }),
+      await runBody(pool, spin, { limits: { cpuMs: 200 } }),
+      await runBody(pool, spin, { limits: { cpuMs: 200 } }),
+    ]);
+    for (const outcome of outcomes) {
+      expect(expectOk(outcome)).toBe('spun');
+      expect(outcome.stats.cpuMs).toBeLessThan(200);
+    }
+  });
+
+  it("never runs a finished run's FinalizationRegistry callbacks, even when the collector gets to them later", async () => {
+    await onOneIsolate(async () => {
+      // Targets die in collections during this run while the registry is alive: the collector
+      // queues the callbacks, which would spin if they ran after the run was over.
+      const first = await runBody(
+        pool,
+        `let over = false;
+         const registry = new FinalizationRegistry(() => { if (over) { console.log('cleanup'); for (;;) {} } });
+         for (let i = 0; i < 2000; i++) registry.register({ payload: new Array(50).fill(i) }, i);
+         for (let round = 0; round < 20; round++) { const junk = []; for (let i = 0; i < 20000; i++) junk.push({ i }); }
+         globalThis.registry = registry;
+         over = true;
+         return [registry instanceof FinalizationRegistry, typeof registry.register];`,
+      );
+      expect(expectOk(first)).toEqual([true, 'function']);
+      // Garbage enough for full collections while the next run holds the isolate.
+      const second = await runBody(
+        pool,
+        `for (let round = 0; round < 40; round++) { const junk = []; for (let i = 0; i < 20000; i++) junk.push({ i }); }
+         return 'collected';`,
+      );
+      expect(expectOk(second)).toBe('collected');
+      expect(second.logs).toEqual([]);
+    });
+    // Within a run, FinalizationRegistry still works (and subclasses construct as usual).
+    const within = await runBody(
+      pool,
+      `class Sub extends FinalizationRegistry {}
+       const sub = new Sub(() => {});
+       let threw = false; try { FinalizationRegistry(() => {}); } catch (e) { threw = e instanceof TypeError; }
+       return [sub instanceof Sub, sub instanceof FinalizationRegistry, threw,
+         Object.getPrototypeOf(sub).constructor === Sub, FinalizationRegistry.prototype.constructor === FinalizationRegistry];`,
+    );
+    expect(expectOk(within)).toEqual([true, true, true, true, true]);
+  });
+
+  it('disposes the isolate when guest code keeps running after the outcome, and keeps the outcome', async () => {
+    const before = pool.stats();
+    const outcome = await runBody(
+      pool,
+      `(async () => { for (let i = 0; i < 3; i++) await null; for (;;) {} })(); return 'returned';`,
+    );
+    expect(expectOk(outcome)).toBe('returned');
+    await vi.waitFor(() => expect(pool.stats().disposed).toBe(before.disposed + 1), {
+      timeout: 5_000,
+    });
+    expect(pool.stats().recycled).toBe(before.recycled);
+    expect(expectOk(await runBody(pool, `return 'next';`))).toBe('next');
+  });
+
+  it('keeps a stack overflow an exception, on an isolate that is reused afterwards', async () => {
+    await onOneIsolate(async () => {
+      expectFailure(await runBody(pool, `const f = () => f(); f();`), 'exception');
+      expect(expectOk(await runBody(pool, `return [1, 2].map((x) => x * 2);`))).toEqual([2, 4]);
+    });
+  });
+});
