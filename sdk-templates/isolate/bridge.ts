@@ -7,8 +7,13 @@
  * which also captures a 10-frame stack trace and builds promise resolvers on both sides for every
  * call (decision record 004), and no host promise is ever handed to isolated-vm. The host checks
  * everything again: the limits here only spare a useless crossing.
+ *
+ * The success path allocates no closure and captures no stack: the program gets the promise
+ * derived (with the captured `then`) from an inner promise that `deliver` settles; a failure
+ * becomes a `ToolCallError` in the shared rejection handler, whose stack is then the program's
+ * `await` (V8's async frames).
  */
-import { callError, captureCallSite, type CallSite, type ToolCallError } from './errors.js';
+import { toolCallError, type ToolCallError } from './errors.js';
 import type { Send, Wire } from './host-ref.js';
 import { MESSAGE, REPLY } from './protocol.js';
 import {
@@ -44,17 +49,42 @@ export interface BridgeLimits {
 /** A call waiting for its reply. */
 interface Pending {
   tool: string;
-  site: CallSite;
   resolve: (value: unknown) => void;
-  reject: (error: unknown) => void;
+  reject: (failure: Failure) => void;
+}
+
+/** What a failed call's inner promise rejects with (never seen by the program). */
+interface Failure {
+  tool: string;
+  code: string;
+  message: string;
 }
 
 const MAX_REPLY_TEXT = 4096;
 
 /**
- * Creates the bridge around the host's dispatch reference. Once `wire.closed` (the program has
- * settled) calls reject at once without reaching the host, and replies still on their way are
- * dropped: their promises never settle, so no guest code resumes after the run.
+ * Turns a failure into the program's `ToolCallError` (shared by every call; runs as the rejection
+ * reaction of the promise the program holds).
+ */
+const rejected = function rejected(failure: Failure): never {
+  throw toolCallError(failure.tool, failure.code, failure.message, rejected);
+};
+
+// The executor of each inner promise stores its resolvers here (no closure per call).
+let nextResolve: (value: unknown) => void = () => {};
+let nextReject: (failure: Failure) => void = () => {};
+const captureResolvers = (
+  resolve: (value: unknown) => void,
+  reject: (f: Failure) => void,
+): void => {
+  nextResolve = resolve;
+  nextReject = reject;
+};
+
+/**
+ * Creates the bridge around the run's port. Once `wire.closed` (the program has settled) calls
+ * reject at once without reaching the host, and replies still on their way are dropped: their
+ * promises never settle, so no guest code resumes after the run.
  */
 export function createBridge(send: Send, limits: BridgeLimits, wire: Wire): Bridge {
   let calls = 0;
@@ -63,7 +93,7 @@ export function createBridge(send: Send, limits: BridgeLimits, wire: Wire): Brid
   const pending = ObjectCreate(null) as Record<number, Pending | undefined>;
 
   const fail = (call: Pending, code: string, message: string): void => {
-    call.reject(callError(call.tool, code, message, call.site));
+    call.reject({ tool: call.tool, code, message });
   };
 
   const deliver = (id: unknown, reply: unknown): void => {
@@ -72,42 +102,38 @@ export function createBridge(send: Send, limits: BridgeLimits, wire: Wire): Brid
     if (call === undefined) return;
     delete pending[id];
     if (wire.closed) return;
-    try {
-      if (typeof reply !== 'string' || reply.length === 0) {
-        fail(call, 'INTERNAL_ERROR', 'the tool bridge returned an unreadable reply');
-        return;
-      }
-      let parsed: unknown;
-      try {
-        parsed = JSONParse(stringSlice(reply, 1));
-      } catch {
-        fail(call, 'INTERNAL_ERROR', 'the tool bridge returned an unreadable reply');
-        return;
-      }
-      if (reply[0] === REPLY.value) {
-        call.resolve(parsed);
-        return;
-      }
-      const failure = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as {
-        code?: unknown;
-        message?: unknown;
-      };
-      const code =
-        typeof failure.code === 'string' ? capLength(failure.code, 64) : 'INTERNAL_ERROR';
-      const message =
-        typeof failure.message === 'string'
-          ? capLength(failure.message, MAX_REPLY_TEXT)
-          : 'tool call failed';
-      fail(call, code, message);
-    } catch {
-      // a guest getter cannot be involved here; nothing else can throw
+    if (typeof reply !== 'string' || reply.length === 0) {
+      fail(call, 'INTERNAL_ERROR', 'the tool bridge returned an unreadable reply');
+      return;
     }
+    let parsed: unknown;
+    try {
+      parsed = JSONParse(stringSlice(reply, 1));
+    } catch {
+      fail(call, 'INTERNAL_ERROR', 'the tool bridge returned an unreadable reply');
+      return;
+    }
+    if (reply[0] === REPLY.value) {
+      call.resolve(parsed);
+      return;
+    }
+    const failure = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as {
+      code?: unknown;
+      message?: unknown;
+    };
+    fail(
+      call,
+      typeof failure.code === 'string' ? capLength(failure.code, 64) : 'INTERNAL_ERROR',
+      typeof failure.message === 'string'
+        ? capLength(failure.message, MAX_REPLY_TEXT)
+        : 'tool call failed',
+    );
   };
 
-  // A refusal's error carries the program's call site. The promise rejects one microtask later,
-  // once the caller has attached its handler: isolated-vm scans its list of unhandled rejections
-  // each time a handler is added to an already-rejected promise, which made 100,000 refused calls
-  // quadratic (measured: >5 s of CPU instead of ~1 s).
+  // A refusal is decided inside the call, so its error's stack starts at the program's call. The
+  // promise rejects one microtask later, once the caller has attached its handler: isolated-vm
+  // scans its list of unhandled rejections each time a handler is added to an already-rejected
+  // promise, which made 100,000 refused calls quadratic (measured: >5 s of CPU instead of ~1 s).
   const settledTick = promiseResolve(undefined);
   const rejectLater = (error: ToolCallError): Promise<never> =>
     new PromiseCtor<never>((_resolve, reject) => {
@@ -115,7 +141,7 @@ export function createBridge(send: Send, limits: BridgeLimits, wire: Wire): Brid
       void promiseThen(settledTick, fire, fire);
     });
   const refuse = (tool: string, binding: Binding, code: string, message: string): Promise<never> =>
-    rejectLater(callError(tool, code, message, captureCallSite(binding)));
+    rejectLater(toolCallError(tool, code, message, binding));
   // Past the call limit (or after the end) every call of a tool shares one error: a program that
   // fires 100,000 calls must not also allocate 100,000 stack traces (≈1 KB each).
   const shared = ObjectCreate(null) as Record<string, ToolCallError>;
@@ -128,7 +154,7 @@ export function createBridge(send: Send, limits: BridgeLimits, wire: Wire): Brid
     const key = code + ':' + tool;
     let error = shared[key];
     if (error === undefined) {
-      error = callError(tool, code, message, captureCallSite(binding));
+      error = toolCallError(tool, code, message, binding);
       shared[key] = error;
     }
     return rejectLater(error);
@@ -173,22 +199,25 @@ export function createBridge(send: Send, limits: BridgeLimits, wire: Wire): Brid
       );
     }
     calls++;
-    // Captured now so that, if the call fails later, the error's stack shows the program's line.
-    const site = captureCallSite(binding);
     const id = ++lastId;
-    return new PromiseCtor<unknown>((resolve, reject) => {
-      try {
-        send([MESSAGE.call, id, tool, json]);
-      } catch {
-        reject(callError(tool, 'INTERNAL_ERROR', 'the tool bridge is unavailable', site));
-        return;
-      }
-      wire.sent++;
-      pending[id] = { tool, site, resolve, reject };
-    });
+    try {
+      send([MESSAGE.call, id, tool, json]);
+    } catch {
+      return refuse(tool, binding, 'INTERNAL_ERROR', 'the tool bridge is unavailable');
+    }
+    wire.sent++;
+    const inner = new PromiseCtor<unknown>(captureResolvers);
+    pending[id] = { tool, resolve: nextResolve, reject: nextReject };
+    // The promise `then` derives (the captured intrinsic; `Promise[Symbol.species]` is locked) is
+    // the program's; values pass through, failures become a ToolCallError in `rejected`.
+    return promiseThen(inner, passThrough, rejected as (reason: unknown) => never);
   };
 
   return { callTool, deliver };
+}
+
+function passThrough(value: unknown): unknown {
+  return value;
 }
 
 function numberText(n: number): string {

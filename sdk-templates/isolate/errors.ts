@@ -3,13 +3,7 @@
  * the executor's stable error code and message — never a host stack or a host path (its stack is
  * the program's call site, captured in the isolate).
  */
-import {
-  ErrorCaptureStackTrace,
-  ObjectCreate,
-  ObjectDefineProperty,
-  stringIndexOf,
-  stringSlice,
-} from './primordials.js';
+import { ErrorCaptureStackTrace, ObjectDefineProperty } from './primordials.js';
 
 let brandCheck: (value: unknown) => boolean = () => false;
 
@@ -43,49 +37,20 @@ export function isToolCallError(value: unknown): value is ToolCallError {
   return brandCheck(value);
 }
 
-/** Where a binding was called: V8's stack captured at the call, formatted only if it is read. */
-export type CallSite = object;
-
 /**
- * Captures the program's stack at a binding call, without the bridge's own frames: everything above
- * and including `binding` (the `tools` function the program called) is left out. This is the only
- * per-call cost of a precise error position (about 1 µs per frame captured, so our frames matter);
- * the `ToolCallError` itself is made only if the call fails.
+ * A `ToolCallError` whose stack starts below `below` (V8's `Error.captureStackTrace`): the bridge's
+ * own frames never show. Refusals pass the binding the program called, so the stack starts at the
+ * program's call; failures reported by the host are made in the rejection handler of the promise
+ * the program awaits, so the stack is V8's async frames — the program's `await` (nothing is
+ * captured while the call is in flight: a capture costs 2–3 µs per call, decision record 004).
  */
-export function captureCallSite(binding: (...args: never[]) => unknown): CallSite {
-  const site = ObjectCreate(null) as object;
-  ErrorCaptureStackTrace(site, binding);
-  return site;
-}
-
-function siteFrames(site: CallSite): string {
-  try {
-    const stack: unknown = (site as { stack?: unknown }).stack;
-    if (typeof stack !== 'string') return '';
-    const firstBreak = stringIndexOf(stack, '\n');
-    return firstBreak < 0 ? '' : stringSlice(stack, firstBreak);
-  } catch {
-    return '';
-  }
-}
-
-/**
- * The `ToolCallError` of a failed call, its stack being the call site's frames under
- * `ToolCallError: <message>` (so positions point at the program's line, as if it had been thrown
- * there).
- */
-export function callError(
+export function toolCallError(
   toolName: string,
   code: string,
   message: string,
-  site: CallSite,
+  below: (...args: never[]) => unknown,
 ): ToolCallError {
   const error = new ToolCallError(toolName, code, message);
-  ObjectDefineProperty(error, 'stack', {
-    value: 'ToolCallError' + (message === '' ? '' : ': ' + message) + siteFrames(site),
-    writable: true,
-    enumerable: false,
-    configurable: true,
-  });
+  ErrorCaptureStackTrace(error, below);
   return error;
 }

@@ -46,7 +46,6 @@ const promiseResolveIntrinsic = Promise.resolve;
 const promiseRejectIntrinsic = Promise.reject;
 const stringSliceIntrinsic = String.prototype.slice;
 const charCodeAtIntrinsic = String.prototype.charCodeAt;
-const stringIndexOfIntrinsic = String.prototype.indexOf;
 const objectToStringIntrinsic = Object.prototype.toString;
 const arrayIsArrayIntrinsic = Array.isArray;
 /* eslint-enable @typescript-eslint/unbound-method */
@@ -77,11 +76,6 @@ export function stringSlice(s: string, start: number, end?: number): string {
     s,
     end === undefined ? [start] : [start, end],
   ) as string;
-}
-
-/** `s.indexOf(search)` with the original method. */
-export function stringIndexOf(s: string, search: string): number {
-  return ReflectApply(stringIndexOfIntrinsic, s, [search]) as number;
 }
 
 /** `s.charCodeAt(i)` with the original method. */

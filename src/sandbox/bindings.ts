@@ -73,3 +73,62 @@ export function toolTree(bindings: readonly SandboxBinding[]): ToolNode {
   }
   return root;
 }
+
+/** Validated bindings and what every run derives from them. */
+export interface PreparedBindings {
+  /** Validated copies, without `run_code`. */
+  readonly bindings: readonly SandboxBinding[];
+  /** The tool names the program may call. */
+  readonly tools: ReadonlySet<string>;
+  /** JSON of {@link toolTree}. */
+  readonly treeJson: string;
+}
+
+interface CacheEntry {
+  /** Copies of the input entries as they were validated. */
+  seen: { path: readonly unknown[]; tool: unknown }[];
+  prepared: PreparedBindings;
+}
+
+/** Keyed by the caller's array: an SDK's bindings are usually the same array run after run. */
+const cache = new WeakMap<object, CacheEntry>();
+
+/** True when `input` still holds what `seen` recorded (same tools, same path segments). */
+function unchanged(input: readonly unknown[], seen: CacheEntry['seen']): boolean {
+  if (input.length !== seen.length) return false;
+  for (let i = 0; i < input.length; i++) {
+    const entry = input[i] as { path?: unknown; tool?: unknown } | null;
+    const was = seen[i];
+    if (was === undefined || entry === null || typeof entry !== 'object') return false;
+    const path = entry.path;
+    if (entry.tool !== was.tool || !Array.isArray(path) || path.length !== was.path.length)
+      return false;
+    for (let j = 0; j < path.length; j++) if (path[j] !== was.path[j]) return false;
+  }
+  return true;
+}
+
+/**
+ * {@link validateBindings} plus the tool set and the tree's JSON, remembered per bindings array and
+ * reused while the array holds the same entries (checked on every call, element by element).
+ * @throws IsocodeError `INVALID_CONFIG` as {@link validateBindings}.
+ */
+export function prepareBindings(input: unknown): PreparedBindings {
+  const key = Array.isArray(input) ? input : undefined;
+  const hit = key === undefined ? undefined : cache.get(key);
+  if (hit !== undefined && key !== undefined && unchanged(key, hit.seen)) return hit.prepared;
+  const bindings = validateBindings(input);
+  const prepared: PreparedBindings = {
+    bindings,
+    tools: new Set(bindings.map((b) => b.tool)),
+    treeJson: JSON.stringify(toolTree(bindings)),
+  };
+  if (key !== undefined) {
+    const seen = (key as ({ path: unknown[]; tool: unknown } | null)[]).map((entry) => ({
+      path: [...(entry?.path ?? [])],
+      tool: entry?.tool,
+    }));
+    cache.set(key, { seen, prepared });
+  }
+  return prepared;
+}

@@ -17,7 +17,7 @@ export type Decoded =
   | { ok: false; kind: FailureKind; message: string; line?: number; column?: number };
 
 const escaped = PROGRAM_FILENAME.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const FRAME = new RegExp(`^\\s+at (?:.*\\()?${escaped}:(\\d+):(\\d+)\\)?\\s*$`);
+const FRAME = new RegExp(`^\\s+at (?:async )?(?:.*\\()?${escaped}:(\\d+):(\\d+)\\)?\\s*$`);
 
 /** The first program frame of a V8 stack text (1-based line and column in the program's JS). */
 export function programPosition(stack: string): { line: number; column: number } | undefined {

@@ -9,7 +9,7 @@
  * what is shared across runs: docs/decisions/004-isolate-strategy.md.
  */
 import { IsocodeError } from '../errors.js';
-import { validateBindings } from './bindings.js';
+import { prepareBindings } from './bindings.js';
 import { resolveLimits } from './limits.js';
 import { ProgramRun } from './program-run.js';
 import { SandboxIsolate } from './sandbox-isolate.js';
@@ -26,8 +26,10 @@ import { Watchdog, type Watched } from './watchdog.js';
 /** Options of a {@link SandboxPool}. */
 export interface SandboxPoolOptions {
   /**
-   * Warm isolates kept ready (each ≈1–2 MiB while idle). 0 disables pre-warming: every run
-   * then pays for a cold isolate.
+   * Isolates kept alive with the pool's memory limit, prepared when idle (each ≈1–3 MiB): the pool
+   * refills to this many when a kill or a recycling removes one. Isolates serving a run count too
+   * (they come back after a clean run). A run that finds none idle creates one, which is then kept
+   * up to `maxIdle`. 0 disables pre-warming.
    * @default 2
    */
   size?: number | undefined;
@@ -125,6 +127,8 @@ export class SandboxPool {
   private readonly watchdog: Watchdog;
   /** Idle isolates with a prepared context, most recently used last. */
   private readonly warm: SandboxIsolate[] = [];
+  /** Isolates with the pool's memory limit serving a run. */
+  private readonly busy = new Set<SandboxIsolate>();
   private readonly alive = new Set<SandboxIsolate>();
   /** Creations and renewals under way (they never reject). */
   private readonly preparing = new Set<Promise<void>>();
@@ -207,7 +211,7 @@ export class SandboxPool {
     if (typeof request.dispatch !== 'function')
       throw new IsocodeError('INVALID_ARGS', 'dispatch must be a function');
     const limits = resolveLimits(this.limits, request.limits);
-    const bindings = validateBindings(request.bindings);
+    const bindings = prepareBindings(request.bindings);
     if (request.signal?.aborted === true) return failed('aborted', 'the run was aborted');
 
     const startedAt = performance.now();
@@ -237,13 +241,14 @@ export class SandboxPool {
     }
     this.runs++;
     this.running.add(run);
+    if (isolate.memoryMb === this.limits.memoryMb) this.busy.add(isolate);
     try {
       return await run.done;
     } finally {
       this.running.delete(run);
       // Isolates of another memory limit than the pool's serve one run only.
       this.release(isolate, run.reusable && limits.memoryMb === this.limits.memoryMb);
-      // Creating an isolate holds the main thread for ~1.5 ms: never while a run waits for it.
+      // Creating an isolate holds the main thread for ~2 ms: never on a run's path.
       this.scheduleRefill();
     }
   }
@@ -320,6 +325,7 @@ export class SandboxPool {
 
   /** After a run: prepares the isolate for another run, or disposes it. */
   private release(isolate: SandboxIsolate, reusable: boolean): void {
+    this.busy.delete(isolate);
     if (!reusable || this.closed || isolate.disposed) {
       isolate.dispose();
       return;
@@ -356,7 +362,7 @@ export class SandboxPool {
     }
     // Garbage of earlier runs that V8 has not collected yet counts too, which errs on the side of
     // recycling.
-    const heap = await isolate.heapBytes();
+    const heap = isolate.heapBytes;
     if (heap === undefined || heap > isolate.memoryMb * MIB * this.recycleHeapFraction) {
       this.recycled++;
       isolate.dispose();
@@ -395,8 +401,9 @@ export class SandboxPool {
     });
   }
 
+  /** Creates isolates until `size` are idle, being prepared, or serving a run. */
   private fill(): void {
-    while (!this.closed && this.warm.length + this.preparing.size < this.size) {
+    while (!this.closed && this.warm.length + this.preparing.size + this.busy.size < this.size) {
       this.track(
         this.createIsolate(this.limits.memoryMb).then(
           (isolate) => this.handOut(isolate),

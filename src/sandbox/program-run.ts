@@ -14,15 +14,14 @@ import {
   PROGRAM_FILENAME,
   PROGRAM_PREFIX,
   PROGRAM_SUFFIX,
-  type InstallOptions,
 } from '../../sdk-templates/isolate/protocol.js';
-import { toolTree } from './bindings.js';
+import type { PreparedBindings } from './bindings.js';
 import { HostBridge } from './host-bridge.js';
 import { LogSink } from './log-sink.js';
 import { Arrivals } from './arrivals.js';
 import { decodeOutcome, splitOutcome, type Decoded } from './outcome.js';
 import { releaseContext, type PreparedContext, type SandboxIsolate } from './sandbox-isolate.js';
-import type { RunOutcome, RunRequest, SandboxBinding, SandboxLimits } from './types.js';
+import type { RunOutcome, RunRequest, SandboxLimits } from './types.js';
 import type { Watchdog } from './watchdog.js';
 
 /** Why the host stopped a program. */
@@ -32,7 +31,7 @@ export type KillReason = 'cpu' | 'wall' | 'log-limit' | 'aborted' | 'closed';
 export interface ProgramRunOptions {
   request: RunRequest;
   /** Bindings already validated (no `run_code`, no duplicates). */
-  bindings: readonly SandboxBinding[];
+  bindings: PreparedBindings;
   limits: SandboxLimits;
   watchdog: Watchdog;
   /** Time it took to obtain the isolate, in ms (reported in stats). */
@@ -140,7 +139,7 @@ export class ProgramRun {
     const controller = new AbortController();
     const logs = new LogSink(limits.maxLogBytes, request.onLog, () => this.kill('log-limit'));
     const bridge = new HostBridge({
-      tools: new Set(this.options.bindings.map((b) => b.tool)),
+      tools: this.options.bindings.tools,
       dispatch: request.dispatch,
       limits,
       controller,
@@ -175,13 +174,11 @@ export class ProgramRun {
         }
       });
     });
-    const installOptions: InstallOptions = {
-      tree: toolTree(this.options.bindings),
-      maxCalls: limits.maxCalls,
-      maxArgBytes: limits.maxArgBytes,
-      maxLogBytes: limits.maxLogBytes,
-      maxResultBytes: limits.maxResultBytes,
-    };
+    // JSON of `InstallOptions`; the tree's JSON is prepared once per bindings array.
+    const installJson =
+      `{"tree":${this.options.bindings.treeJson},"maxCalls":${limits.maxCalls},` +
+      `"maxArgBytes":${limits.maxArgBytes},"maxLogBytes":${limits.maxLogBytes},` +
+      `"maxResultBytes":${limits.maxResultBytes}}`;
     const ended = new Promise<void>((resolve) => (this.wake = resolve));
 
     // `cpuTime` is cumulative per isolate: the budget is measured from this run's start (the isolate
@@ -223,7 +220,7 @@ export class ProgramRun {
           : await sbx.isolate.compileScript(source, origin);
       stage = 'run';
       // Two one-way messages, run in order by the isolate: install the scope, then run the script.
-      entry.applyIgnored(undefined, [port, JSON.stringify(installOptions)]);
+      entry.applyIgnored(undefined, [port, installJson]);
       script.runIgnored(context, { release: true });
       await ended;
       if (

@@ -29,6 +29,7 @@ export class SandboxIsolate {
   private disposedFlag = false;
   private prepared: PreparedContext | undefined;
   private runCount = 0;
+  private lastHeapBytes: number | undefined;
 
   private constructor(
     /** The isolate. */
@@ -87,12 +88,11 @@ export class SandboxIsolate {
 
   /**
    * Prepares a fresh context: creates it, runs the bootstrap in it (which locks the global down and
-   * completes with its `entry` function). Asynchronous calls, no synchronous one: the work runs on
-   * isolated-vm's thread, and the main thread never waits for the isolate's lock (under load, a
-   * synchronous call right after an asynchronous one measured as a wait for the isolate thread).
-   * The first call completes only once every earlier task of the isolate has finished — after a
-   * run, that is the proof the isolate is idle (a leftover that spins keeps it from completing; the
-   * caller's guard then disposes the isolate).
+   * completes with its `entry` function), then reads the heap statistics. The two calls that run
+   * code are asynchronous: the work runs on isolated-vm's thread. The first completes only once
+   * every earlier task of the isolate has finished — after a run, that is the proof the isolate is
+   * idle (a leftover that spins keeps it from completing; the caller's guard then disposes the
+   * isolate).
    * @throws when the isolate is disposed meanwhile, or the bootstrap fails
    */
   async prepare(): Promise<void> {
@@ -102,6 +102,10 @@ export class SandboxIsolate {
       const entry = (await this.bootstrap.run(context, { reference: true })) as EntryRef;
       if (this.disposed) throw new Error('the isolate was disposed');
       this.prepared = { context, entry };
+      // Synchronous, but only trusted code can be running: the isolate has just finished our task
+      // (an asynchronous statistics call would cost a round trip and a stack capture).
+      const heap = this.isolate.getHeapStatisticsSync();
+      this.lastHeapBytes = heap.used_heap_size + heap.externally_allocated_size;
     } catch (error) {
       context.release();
       throw error;
@@ -118,17 +122,11 @@ export class SandboxIsolate {
   }
 
   /**
-   * Heap in use (V8 heap plus memory allocated outside it that counts against `memoryLimit`), in
-   * bytes; undefined once disposed. Asynchronous, like every call the host makes between runs.
+   * Heap in use (V8 heap plus memory allocated outside it that counts against `memoryLimit`) when
+   * the last context was prepared, in bytes; undefined before. Garbage not yet collected counts.
    */
-  async heapBytes(): Promise<number | undefined> {
-    if (this.disposed) return undefined;
-    try {
-      const heap = await this.isolate.getHeapStatistics();
-      return heap.used_heap_size + heap.externally_allocated_size;
-    } catch {
-      return undefined;
-    }
+  get heapBytes(): number | undefined {
+    return this.lastHeapBytes;
   }
 
   /** Disposes the isolate (idempotent; never throws). */

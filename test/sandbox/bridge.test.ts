@@ -79,6 +79,25 @@ describe('the tools tree', () => {
     expect(calls.map((c) => c.tool)).toEqual(['db', 'db.query']);
   });
 
+  it('follows changes to a bindings array that is passed again', async () => {
+    const { dispatch, calls } = recordingDispatch();
+    const bindings = bindingsFor('a');
+    const body = `return Object.keys(tools).map((k) => typeof tools[k]);`;
+    expect(expectOk(await runBody(pool, body, { dispatch, bindings }))).toEqual(['function']);
+    bindings.push({ path: ['b'], tool: 'b' });
+    expect(expectOk(await runBody(pool, body, { dispatch, bindings }))).toEqual([
+      'function',
+      'function',
+    ]);
+    (bindings[0] as { tool: string }).tool = 'renamed';
+    expectOk(await runBody(pool, `await tools.a(); return 1;`, { dispatch, bindings }));
+    expect(calls.map((c) => c.tool)).toEqual(['renamed']);
+    bindings[1] = { path: ['__proto__'], tool: 'b' };
+    await expect(runBody(pool, body, { dispatch, bindings })).rejects.toMatchObject({
+      code: 'INVALID_CONFIG',
+    });
+  });
+
   it('refuses malformed bindings', async () => {
     const { dispatch } = recordingDispatch();
     for (const bindings of [
@@ -202,16 +221,31 @@ describe('failures become ToolCallError', () => {
     expect(frames.join('\n')).not.toMatch(/\/work|file:\/\/|node:|node_modules|\.ts:/);
   });
 
-  it('reports an uncaught failure with the line of the call', async () => {
+  it('reports an uncaught failure with the line of the await, and a refusal with its call', async () => {
     const { dispatch } = recordingDispatch(() => ({
       ok: false,
       code: 'DENIED',
       message: 'not allowed',
     }));
-    const outcome = await runBody(pool, `const a = 1;\n\nawait tools.echo({ a });`, { dispatch });
-    const failure = expectFailure(outcome, 'exception');
+    // A failure the host reports surfaces where the program awaits the call (V8's async frames:
+    // nothing is captured while a call is in flight).
+    const awaited = await runBody(pool, `const a = 1;\n\n  await tools.echo({ a });`, { dispatch });
+    const failure = expectFailure(awaited, 'exception');
     expect(failure.message).toBe('ToolCallError: not allowed (tool echo, code DENIED)');
-    expect([failure.line, failure.column]).toEqual([3, 13]);
+    expect([failure.line, failure.column]).toEqual([3, 3]);
+    const inAll = await runBody(
+      pool,
+      `const a = 1;\nconst [x, y] = await Promise.all([\n  tools.echo({ a }),\n  tools.echo({ a }),\n]);`,
+      { dispatch },
+    );
+    expect(expectFailure(inAll, 'exception').line).toBe(2);
+    // A refusal is decided in the call itself: its position is the call's.
+    const refused = await runBody(pool, `const a = 1n;\n\nawait tools.echo({ a });`, { dispatch });
+    expect(expectFailure(refused, 'exception')).toMatchObject({
+      message: expect.stringContaining('code INVALID_ARGS') as string,
+      line: 3,
+      column: 13,
+    });
   });
 
   it('turns a rejecting or malformed dispatch into INTERNAL_ERROR, never an unhandled rejection', async () => {
