@@ -4,19 +4,20 @@
  * the modules evaluate (so `primordials.ts` captures THIS context's intrinsics before any guest code
  * exists) and the script completes with {@link prepare}, which locks the global down and hands the
  * host one function, {@link entry} (as a reference; one reference, so preparing a context needs no
- * further call). The host calls it with `applyIgnored`: once per run — one run per context — to
- * install the run ({@link install}: it captures the run's host port in closures and builds `tools`,
+ * further call). The host calls it with `applyIgnored`: once per context to install the scope of
+ * its one run ({@link install}: it captures the run's host port in closures and builds `tools`,
  * `console`, `ToolCallError` and the start hook on the global), then once per reply to a binding
- * call ({@link deliver}). The program's own script starts the program through the hook. Nothing
- * installed on the global leads to a host reference or to these functions.
+ * call ({@link deliver}). The program's own script starts the program through the hook, passing
+ * the run's limits. Nothing installed on the global leads to a host reference or to these
+ * functions.
  */
 import { createBridge, type Bridge } from './bridge.js';
 import { createConsole } from './console.js';
 import { ToolCallError } from './errors.js';
 import { createSend, createWire, type HostRef, type Send, type Wire } from './host-ref.js';
 import { lockdown } from './lockdown.js';
-import { OUTCOME, OUTCOME_SEPARATOR, PROGRAM_HOOK, type InstallOptions } from './protocol.js';
-import { JSONParse, ObjectDefineProperty } from './primordials.js';
+import { OUTCOME, OUTCOME_SEPARATOR, PROGRAM_HOOK, type RunLimits } from './protocol.js';
+import { JSONParse, ObjectCreate, ObjectDefineProperty } from './primordials.js';
 import { createRunner, sendOutcome } from './runner.js';
 import { buildTools } from './tools.js';
 
@@ -39,12 +40,12 @@ export function prepare(): typeof entry {
 }
 
 /**
- * What the host calls, with `applyIgnored`: `(port, optionsJson)` installs the run ({@link install}),
- * `(id, reply)` delivers a reply to a binding call ({@link deliver}). Never throws.
+ * What the host calls, with `applyIgnored`: `(port, treeJson)` installs the scope
+ * ({@link install}), `(id, reply)` delivers a reply to a binding call ({@link deliver}). Never throws.
  */
 export function entry(a: unknown, b: unknown): void {
   if (typeof a === 'number') deliver(a, b);
-  else install(a as HostRef, b as string);
+  else install(a as HostRef, b);
 }
 
 /**
@@ -60,39 +61,44 @@ function isPositiveInteger(v: unknown): v is number {
 }
 
 function setupFailed(send: Send, message: string): void {
+  if (wire !== undefined) wire.closed = true;
   sendOutcome(send, '0' + OUTCOME_SEPARATOR + OUTCOME.setupFailed + message);
 }
 
 /**
  * Installs the program's scope: `tools`, `console` and `ToolCallError` on the global, and the hook
- * `PROGRAM_HOOK` through which the program's script (which the host runs next, see `protocol.ts`)
- * starts the program. Called once per context. Never throws: a setup failure is reported as an `X`
+ * `PROGRAM_HOOK` through which the program's script (see `protocol.ts`) hands over the run's
+ * limits and starts the program. Called once per context — usually while the context is prepared,
+ * before a run needs it, with the tools of the isolate's previous run (the host installs again in a
+ * fresh context when a run needs other tools). Never throws: a setup failure is reported as an `X`
  * outcome.
  * @param port the run's host function, receiving one-way messages (see `MESSAGE`): binding calls
  * (answered through {@link deliver}), console entries and, once, the outcome
- * @param optionsJson JSON of `InstallOptions`
+ * @param treeJson JSON of the `tools` tree (`ToolNode`)
  */
-function install(port: HostRef, optionsJson: string): void {
+function install(port: HostRef, treeJson: unknown): void {
   let send: Send;
   try {
     send = createSend(port);
   } catch {
     return;
   }
-  if (!prepared || wire !== undefined) {
+  if (!prepared || wire !== undefined || typeof treeJson !== 'string') {
     setupFailed(send, 'install: the context is not prepared, or already used');
     return;
   }
   try {
-    const options = JSONParse(optionsJson) as InstallOptions;
-    const { maxCalls, maxArgBytes, maxLogBytes, maxResultBytes } = options;
-    if (![maxCalls, maxArgBytes, maxLogBytes, maxResultBytes].every(isPositiveInteger)) {
-      setupFailed(send, 'install: invalid limits');
-      return;
-    }
-    wire = createWire();
-    bridge = createBridge(send, { maxCalls, maxArgBytes }, wire);
-    const tools = buildTools(options.tree, bridge.callTool);
+    const tree: unknown = JSONParse(treeJson);
+    // Filled by the hook, before the program runs; read by the bridge, console and runner.
+    const limits = ObjectCreate(null) as RunLimits;
+    limits.maxCalls = 1;
+    limits.maxArgBytes = 1;
+    limits.maxLogBytes = 1;
+    limits.maxResultBytes = 1;
+    const runWire = createWire();
+    wire = runWire;
+    bridge = createBridge(send, limits, runWire);
+    const tools = buildTools(tree, bridge.callTool);
     const global = globalThis as unknown as Record<string, unknown>;
     ObjectDefineProperty(global, 'tools', {
       value: tools,
@@ -101,7 +107,7 @@ function install(port: HostRef, optionsJson: string): void {
       configurable: false,
     });
     ObjectDefineProperty(global, 'console', {
-      value: createConsole(send, maxLogBytes, wire),
+      value: createConsole(send, limits, runWire),
       writable: true,
       enumerable: false,
       configurable: true,
@@ -112,10 +118,29 @@ function install(port: HostRef, optionsJson: string): void {
       enumerable: false,
       configurable: true,
     });
-    const run = createRunner(send, maxResultBytes, wire);
+    const run = createRunner(send, limits, runWire);
     // Removed before the program's function expression is even evaluated: no guest code sees it.
-    const hook = (thunk: unknown): void => {
+    const hook = (
+      maxCalls: unknown,
+      maxArgBytes: unknown,
+      maxLogBytes: unknown,
+      maxResultBytes: unknown,
+      thunk: unknown,
+    ): void => {
       delete global[PROGRAM_HOOK];
+      if (
+        !isPositiveInteger(maxCalls) ||
+        !isPositiveInteger(maxArgBytes) ||
+        !isPositiveInteger(maxLogBytes) ||
+        !isPositiveInteger(maxResultBytes)
+      ) {
+        setupFailed(send, 'start: invalid limits');
+        return;
+      }
+      limits.maxCalls = maxCalls;
+      limits.maxArgBytes = maxArgBytes;
+      limits.maxLogBytes = maxLogBytes;
+      limits.maxResultBytes = maxResultBytes;
       run(thunk);
     };
     ObjectDefineProperty(global, PROGRAM_HOOK, {
@@ -125,7 +150,6 @@ function install(port: HostRef, optionsJson: string): void {
       configurable: true,
     });
   } catch {
-    if (wire !== undefined) wire.closed = true;
     setupFailed(send, 'install: the scope could not be installed');
   }
 }

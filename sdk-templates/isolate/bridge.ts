@@ -15,7 +15,7 @@
  */
 import { toolCallError, type ToolCallError } from './errors.js';
 import type { Send, Wire } from './host-ref.js';
-import { MESSAGE, REPLY } from './protocol.js';
+import { MESSAGE, REPLY, type RunLimits } from './protocol.js';
 import {
   JSONParse,
   JSONStringify,
@@ -38,12 +38,6 @@ export interface Bridge {
   callTool: CallTool;
   /** Receives the host's reply to call `id` (a tagged string); ignores unknown ids. Never throws. */
   deliver: (id: unknown, reply: unknown) => void;
-}
-
-/** Limits the isolate applies before crossing. */
-export interface BridgeLimits {
-  maxCalls: number;
-  maxArgBytes: number;
 }
 
 /** A call waiting for its reply. */
@@ -82,11 +76,11 @@ const captureResolvers = (
 };
 
 /**
- * Creates the bridge around the run's port. Once `wire.closed` (the program has settled) calls
+ * Creates the bridge around the run's port (`limits` are read at each call). Once `wire.closed` (the program has settled) calls
  * reject at once without reaching the host, and replies still on their way are dropped: their
  * promises never settle, so no guest code resumes after the run.
  */
-export function createBridge(send: Send, limits: BridgeLimits, wire: Wire): Bridge {
+export function createBridge(send: Send, limits: RunLimits, wire: Wire): Bridge {
   let calls = 0;
   let lastId = 0;
   // Null prototype: ids are looked up as own properties only.

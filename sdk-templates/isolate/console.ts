@@ -5,7 +5,7 @@
  * (so the host sees the overflow and ends the run with `output-limit`), later entries are dropped.
  */
 import type { Send, Wire } from './host-ref.js';
-import { LOG_LEVELS, MESSAGE, type LogLevel } from './protocol.js';
+import { LOG_LEVELS, MESSAGE, type LogLevel, type RunLimits } from './protocol.js';
 import { ObjectCreate, ObjectDefineProperty, ObjectFreeze } from './primordials.js';
 import { formatArgs, truncateUtf8, utf8Length } from './text.js';
 
@@ -13,17 +13,17 @@ import { formatArgs, truncateUtf8, utf8Length } from './text.js';
 export type ProgramConsole = Readonly<Record<LogLevel, (...args: unknown[]) => void>>;
 
 /**
- * Builds the console. Each entry costs its UTF-8 length plus one byte (the line break), so
+ * Builds the console (`limits.maxLogBytes` is read at each entry). Each entry costs its UTF-8 length plus one byte (the line break), so
  * a flood of empty lines is bounded too. Nothing is sent once `wire.closed`.
  */
-export function createConsole(send: Send, maxLogBytes: number, wire: Wire): ProgramConsole {
+export function createConsole(send: Send, limits: RunLimits, wire: Wire): ProgramConsole {
   let used = 0;
   let stopped = false;
 
   const write = (level: LogLevel, args: unknown[]): void => {
     if (stopped || wire.closed) return;
     let text = formatArgs(args);
-    const remaining = maxLogBytes - used;
+    const remaining = limits.maxLogBytes - used;
     // UTF-8 never takes fewer bytes than UTF-16 units: a text longer than the budget is over it.
     const cost = text.length + 1 > remaining ? remaining + 1 : utf8Length(text) + 1;
     if (cost > remaining) {

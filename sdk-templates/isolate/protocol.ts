@@ -71,10 +71,11 @@ export interface ToolNode {
   c?: Record<string, ToolNode>;
 }
 
-/** Options the host passes to `install` as JSON. */
-export interface InstallOptions {
-  /** The `tools` tree (the root has no tool). */
-  tree: ToolNode;
+/**
+ * The per-run limits the isolate applies before crossing (the host checks each again). The host
+ * passes them in the program's script, as the hook's first arguments (see {@link programPrefix}).
+ */
+export interface RunLimits {
   maxCalls: number;
   maxArgBytes: number;
   maxLogBytes: number;
@@ -88,15 +89,29 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /**
  * The global function through which the program's script starts the run. The host compiles
- * `PROGRAM_PREFIX + js + PROGRAM_SUFFIX` with a line offset of -1 (so the program's lines keep their
- * numbers) and runs it with `runIgnored`: the script hands the hook a thunk of the program's
- * function expression, and the hook — defined by `install`, deleted on its first call before the
- * thunk runs — starts the program. One one-way crossing instead of a `run` whose result (the
- * function) the host would have to wait for and pass back in.
+ * `programPrefix(limits) + js + PROGRAM_SUFFIX` with a line offset of -1 (so the program's lines
+ * keep their numbers) and runs it with `runIgnored`: the script hands the hook the run's limits and
+ * a thunk of the program's function expression, and the hook — defined by `install`, deleted on
+ * its first call before the thunk runs — starts the program. One one-way crossing instead of a
+ * `run` whose result (the function) the host would have to wait for and pass back in.
  */
 export const PROGRAM_HOOK = '__isocode_start__';
-/** What the host puts before the program's JS (on a line of its own). */
-export const PROGRAM_PREFIX = PROGRAM_HOOK + '(() => (\n';
+
+/** What the host puts before the program's JS (a line of its own); the limits are safe integers. */
+export function programPrefix(limits: RunLimits): string {
+  return (
+    PROGRAM_HOOK +
+    '(' +
+    limits.maxCalls +
+    ', ' +
+    limits.maxArgBytes +
+    ', ' +
+    limits.maxLogBytes +
+    ', ' +
+    limits.maxResultBytes +
+    ', () => (\n'
+  );
+}
 /** What the host puts after the program's JS (on a line of its own). */
 export const PROGRAM_SUFFIX = '\n));';
 

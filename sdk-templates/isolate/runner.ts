@@ -11,6 +11,7 @@ import {
   MESSAGE,
   OUTCOME,
   OUTCOME_SEPARATOR,
+  type RunLimits,
   type ThrownDescription,
 } from './protocol.js';
 import type { Send, Wire } from './host-ref.js';
@@ -109,11 +110,7 @@ export function sendOutcome(send: Send, text: string): void {
  * when a promise rejection is left unhandled during it never applies: an unhandled rejection never
  * changes the outcome (which is what the program returns or throws), before or after an `await`.
  */
-export function createRunner(
-  send: Send,
-  maxResultBytes: number,
-  wire: Wire,
-): (thunk: unknown) => void {
+export function createRunner(send: Send, limits: RunLimits, wire: Wire): (thunk: unknown) => void {
   let started = false;
   return (thunk: unknown): void => {
     if (started) return;
@@ -139,7 +136,7 @@ export function createRunner(
     }
     void promiseThen(
       promiseResolve(returned),
-      (value) => settle(() => encodeResult(value, maxResultBytes)),
+      (value) => settle(() => encodeResult(value, limits.maxResultBytes)),
       (e) => settle(() => encodeThrown(e)),
     );
   };

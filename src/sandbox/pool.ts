@@ -145,6 +145,8 @@ export class SandboxPool {
   private refillScheduled = false;
   private lastCreateError: unknown;
   private lastDisposalAt = Number.NEGATIVE_INFINITY;
+  /** The tools of the most recent run: new isolates install their scope while being prepared. */
+  private lastTree: string | undefined;
 
   /** @throws IsocodeError `INVALID_CONFIG` for invalid options or limits. */
   constructor(options: SandboxPoolOptions = {}) {
@@ -217,7 +219,7 @@ export class SandboxPool {
     const startedAt = performance.now();
     let isolate: SandboxIsolate;
     try {
-      isolate = await this.acquire(limits.memoryMb);
+      isolate = await this.acquire(limits.memoryMb, bindings.treeJson);
     } catch {
       return failed('internal', 'sandbox failure: could not create an isolate');
     }
@@ -293,34 +295,68 @@ export class SandboxPool {
     await yieldMacrotask();
   }
 
-  private async createIsolate(memoryMb: number): Promise<SandboxIsolate> {
-    const isolate = await SandboxIsolate.create(memoryMb, (gone) => {
-      if (this.alive.delete(gone)) this.disposed++;
-      this.lastDisposalAt = performance.now();
-    });
+  private async createIsolate(memoryMb: number, tree?: string): Promise<SandboxIsolate> {
+    const isolate = await SandboxIsolate.create(
+      memoryMb,
+      (gone) => {
+        if (this.alive.delete(gone)) this.disposed++;
+        this.lastDisposalAt = performance.now();
+      },
+      tree,
+    );
     this.created++;
     this.alive.add(isolate);
     return isolate;
   }
 
-  private async acquire(memoryMb: number): Promise<SandboxIsolate> {
+  /**
+   * An isolate with a context prepared for a run with the tools `tree`: preferably one whose
+   * context has that scope installed already, else one with none installed, else one whose context
+   * is replaced now (another scope cannot be removed).
+   */
+  private async acquire(memoryMb: number, tree: string): Promise<SandboxIsolate> {
     if (memoryMb === this.limits.memoryMb) {
-      // Most recently used first: its code and caches are the warmest.
-      let isolate = this.warm.pop();
-      while (isolate !== undefined && !isolate.ready) {
-        isolate.dispose();
-        isolate = this.warm.pop();
-      }
-      if (isolate !== undefined) return isolate;
+      this.lastTree = tree;
+      let isolate = this.takeWarm(tree);
       // A creation or renewal is under way: take its isolate rather than creating one more.
-      if (this.preparing.size > this.takers.length) {
-        const handed = await new Promise<SandboxIsolate | undefined>((resolve) =>
+      if (isolate === undefined && this.preparing.size > this.takers.length) {
+        isolate = await new Promise<SandboxIsolate | undefined>((resolve) =>
           this.takers.push(resolve),
         );
-        if (handed !== undefined) return handed;
+      }
+      if (isolate !== undefined) {
+        const installed = isolate.preparedTree;
+        if (installed === undefined || installed === tree) return isolate;
+        try {
+          await isolate.reprepare();
+          return isolate;
+        } catch {
+          isolate.dispose();
+        }
       }
     }
     return this.createIsolate(memoryMb);
+  }
+
+  /** Removes and returns the best warm isolate for `tree` (most recently used first). */
+  private takeWarm(tree: string): SandboxIsolate | undefined {
+    for (let i = this.warm.length - 1; i >= 0; i--) {
+      const isolate = this.warm[i];
+      if (isolate !== undefined && !isolate.ready) {
+        this.warm.splice(i, 1);
+        isolate.dispose();
+      }
+    }
+    // 2: the scope of `tree` installed; 1: none installed; 0: another one.
+    const rank = (isolate: SandboxIsolate): number =>
+      isolate.preparedTree === tree ? 2 : isolate.preparedTree === undefined ? 1 : 0;
+    let pick = -1;
+    for (let i = this.warm.length - 1; i >= 0; i--) {
+      const isolate = this.warm[i];
+      const best = pick < 0 ? undefined : this.warm[pick];
+      if (isolate !== undefined && (best === undefined || rank(isolate) > rank(best))) pick = i;
+    }
+    return pick < 0 ? undefined : this.warm.splice(pick, 1)[0];
   }
 
   /** After a run: prepares the isolate for another run, or disposes it. */
@@ -335,7 +371,10 @@ export class SandboxPool {
       isolate.dispose();
       return;
     }
-    this.track(this.renew(isolate));
+    // After the caller has its outcome: the renewal's first call costs the main thread ~30 µs.
+    this.track(
+      new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.renew(isolate)),
+    );
   }
 
   private async renew(isolate: SandboxIsolate): Promise<void> {
@@ -405,7 +444,7 @@ export class SandboxPool {
   private fill(): void {
     while (!this.closed && this.warm.length + this.preparing.size + this.busy.size < this.size) {
       this.track(
-        this.createIsolate(this.limits.memoryMb).then(
+        this.createIsolate(this.limits.memoryMb, this.lastTree).then(
           (isolate) => this.handOut(isolate),
           (error: unknown) => {
             this.lastCreateError = error;

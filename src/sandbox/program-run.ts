@@ -8,12 +8,11 @@
  * disposal. Everything a run receives from the isolate goes through references made for this run
  * alone and released with it, so nothing of one run can reach the next one on the same isolate.
  */
-import ivm from 'isolated-vm';
 import {
   MESSAGE,
   PROGRAM_FILENAME,
-  PROGRAM_PREFIX,
   PROGRAM_SUFFIX,
+  programPrefix,
 } from '../../sdk-templates/isolate/protocol.js';
 import type { PreparedBindings } from './bindings.js';
 import { HostBridge } from './host-bridge.js';
@@ -81,14 +80,6 @@ function firstLine(error: unknown): string {
 /** Programs up to this many UTF-16 units are compiled with a synchronous call (no thread hop). */
 const SYNC_COMPILE_MAX = 64 * 1024;
 
-function release(ref: { release(): void } | undefined): void {
-  try {
-    ref?.release();
-  } catch {
-    // already gone with its isolate
-  }
-}
-
 /** A clean end: the isolate may serve another run. */
 function isClean(decoded: Decoded): boolean {
   return decoded.ok || decoded.kind === 'exception' || decoded.kind === 'invalid-output';
@@ -114,7 +105,7 @@ export class ProgramRun {
     private readonly isolate: SandboxIsolate,
     private readonly options: ProgramRunOptions,
   ) {
-    this.prepared = isolate.take();
+    this.prepared = isolate.take(options.bindings.treeJson);
     this.done = this.execute();
   }
 
@@ -135,22 +126,21 @@ export class ProgramRun {
   private async execute(): Promise<RunOutcome> {
     const { request, limits, watchdog } = this.options;
     const sbx = this.isolate;
-    const { context, entry } = this.prepared;
-    const controller = new AbortController();
+    const { context, entry, port } = this.prepared;
     const logs = new LogSink(limits.maxLogBytes, request.onLog, () => this.kill('log-limit'));
     const bridge = new HostBridge({
       tools: this.options.bindings.tools,
       dispatch: request.dispatch,
       limits,
-      controller,
       onCall: request.onCall,
     });
     const arrivals = new Arrivals();
-    // The run's port: every message of the isolate arrives here, one-way (`MESSAGE`). Binding calls
-    // are answered through the context's `entry` as `(id, reply)`, one-way too. Replies stop once
-    // the outcome is in or the run is killed: a late reply is dropped here and never enters the
-    // isolate.
-    const port = new ivm.Reference((kind: unknown, a: unknown, b: unknown, c: unknown): void => {
+    const ended = new Promise<void>((resolve) => (this.wake = resolve));
+    // The context's port: every message of the isolate arrives here, one-way (`MESSAGE`). Binding
+    // calls are answered through the context's `entry` as `(id, reply)`, one-way too. Replies stop
+    // once the outcome is in or the run is killed: a late reply is dropped here and never enters
+    // the isolate.
+    port.attach((kind, a, b, c) => {
       if (kind === MESSAGE.outcome) {
         if (this.outcomeText === undefined && typeof a === 'string') {
           this.outcomeText = a;
@@ -174,15 +164,9 @@ export class ProgramRun {
         }
       });
     });
-    // JSON of `InstallOptions`; the tree's JSON is prepared once per bindings array.
-    const installJson =
-      `{"tree":${this.options.bindings.treeJson},"maxCalls":${limits.maxCalls},` +
-      `"maxArgBytes":${limits.maxArgBytes},"maxLogBytes":${limits.maxLogBytes},` +
-      `"maxResultBytes":${limits.maxResultBytes}}`;
-    const ended = new Promise<void>((resolve) => (this.wake = resolve));
 
     // `cpuTime` is cumulative per isolate: the budget is measured from this run's start (the isolate
-    // is idle here — its context was prepared by an awaited call that completed).
+    // is idle here, or installing this run's scope: its context was prepared by an awaited call).
     const cpuStart = sbx.cpuMs() ?? 0;
     let cpuLast = cpuStart;
     const wallStart = performance.now();
@@ -209,18 +193,17 @@ export class ProgramRun {
     let error: unknown;
     let stage: 'compile' | 'run' | 'drain' = 'compile';
     try {
-      // The program's script hands its function to the hook `install` defines (see PROGRAM_HOOK);
-      // the line offset keeps the program's line numbers. Compiling only parses (no guest code
+      // The program's script hands the run's limits and its function to the hook the scope's
+      // installation defined (see PROGRAM_HOOK); the line offset keeps the program's line numbers. Compiling only parses (no guest code
       // runs), so small programs skip the thread hop.
-      const source = PROGRAM_PREFIX + request.js + PROGRAM_SUFFIX;
+      const source = programPrefix(limits) + request.js + PROGRAM_SUFFIX;
       const origin = { filename: PROGRAM_FILENAME, lineOffset: -1 };
       const script =
         source.length <= SYNC_COMPILE_MAX
           ? sbx.isolate.compileScriptSync(source, origin)
           : await sbx.isolate.compileScript(source, origin);
       stage = 'run';
-      // Two one-way messages, run in order by the isolate: install the scope, then run the script.
-      entry.applyIgnored(undefined, [port, installJson]);
+      // One-way; the isolate runs it after the installation of the scope (queued before).
       script.runIgnored(context, { release: true });
       await ended;
       if (
@@ -274,7 +257,6 @@ export class ProgramRun {
     request.signal?.removeEventListener('abort', onAbort);
     this.finished = true;
     this.reusable = isClean(decoded) && this.killReason === undefined && !sbx.disposed;
-    release(port);
     releaseContext(this.prepared);
     if (!this.reusable) sbx.dispose();
 

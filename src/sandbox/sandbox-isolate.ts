@@ -2,23 +2,66 @@
  * One isolate that serves runs one at a time, each in a fresh context. The bootstrap (the isolate
  * side, linked into one script) is compiled once per isolate — with V8's code cache produced by the
  * first isolate of the process — and run in every new context; the context is prepared before a
- * run needs it (off the hot path), handed to exactly one run, and released after it. Whether an
- * isolate may serve another run is the pool's decision (docs/decisions/004-isolate-strategy.md).
+ * run needs it (off the hot path), handed to exactly one run, and released after it. Preparing also
+ * installs the scope (`tools`, `console`, …) of the tools the isolate's previous run had: a run with
+ * the same tools then finds it ready (decision record 004). Whether an isolate may serve another
+ * run is the pool's decision.
  */
 import ivm from 'isolated-vm';
 import { loadBootstrapScript } from './isolate-code.js';
 
 /**
- * The host's view of the bootstrap's `entry`: `(port, optionsJson, program)` starts the run,
- * `(id, reply)` answers a binding call. Always called with `applyIgnored`.
+ * The host's view of the bootstrap's `entry`: `(port, treeJson)` installs the scope, `(id, reply)`
+ * answers a binding call. Always called with `applyIgnored`.
  */
-export type EntryRef = ivm.Reference<(a: unknown, b: unknown, c?: unknown) => void>;
+export type EntryRef = ivm.Reference<(a: unknown, b: unknown) => void>;
+
+/** A message from the isolate: `kind` (see `MESSAGE`) and up to three primitives. */
+export type PortHandler = (kind: unknown, a: unknown, b: unknown, c: unknown) => void;
+
+/**
+ * The host function a context sends its messages to, made with the context. Messages go to the
+ * run that took the context; the few that could come before (a failed installation) are kept.
+ */
+export class ContextPort {
+  /** What the isolate holds. */
+  readonly ref: ivm.Reference<PortHandler>;
+  private handler: PortHandler | undefined;
+  private readonly early: [unknown, unknown, unknown, unknown][] = [];
+
+  constructor() {
+    this.ref = new ivm.Reference<PortHandler>((kind, a, b, c) => {
+      if (this.handler !== undefined) this.handler(kind, a, b, c);
+      else if (this.early.length < 4) this.early.push([kind, a, b, c]);
+    });
+  }
+
+  /** Routes the messages to `handler`, starting with those that came before. */
+  attach(handler: PortHandler): void {
+    this.handler = handler;
+    for (const [kind, a, b, c] of this.early.splice(0)) handler(kind, a, b, c);
+  }
+
+  /** Stops routing and releases the reference (the isolate can no longer reach the host). */
+  release(): void {
+    this.handler = undefined;
+    try {
+      this.ref.release();
+    } catch {
+      // already released
+    }
+  }
+}
 
 /** A context ready for one run: bootstrap evaluated, global locked down. */
 export interface PreparedContext {
   readonly context: ivm.Context;
   /** The bootstrap's `entry` in this context. */
   readonly entry: EntryRef;
+  /** Where the context's messages arrive. */
+  readonly port: ContextPort;
+  /** JSON of the `tools` tree installed in the context, if one is. */
+  tree: string | undefined;
 }
 
 /** V8's code cache of the bootstrap script, produced by the first isolate of the process. */
@@ -30,6 +73,7 @@ export class SandboxIsolate {
   private prepared: PreparedContext | undefined;
   private runCount = 0;
   private lastHeapBytes: number | undefined;
+  private lastTree: string | undefined;
 
   private constructor(
     /** The isolate. */
@@ -42,12 +86,13 @@ export class SandboxIsolate {
   ) {}
 
   /**
-   * Creates the isolate, compiles the bootstrap and prepares a first context. Costs are measured in
-   * docs/decisions/004-isolate-strategy.md.
+   * Creates the isolate, compiles the bootstrap and prepares a first context (with the scope of
+   * `tree` installed, when given). Costs are measured in docs/decisions/004-isolate-strategy.md.
    */
   static async create(
     memoryMb: number,
     onDispose: (isolate: SandboxIsolate) => void = () => {},
+    tree?: string,
   ): Promise<SandboxIsolate> {
     const source = await loadBootstrapScript();
     const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
@@ -63,6 +108,7 @@ export class SandboxIsolate {
       if (cache === undefined) codeCache = bootstrap.cachedData;
       else if (bootstrap.cachedDataRejected === true) codeCache = undefined;
       const sandbox = new SandboxIsolate(isolate, bootstrap, memoryMb, onDispose);
+      sandbox.lastTree = tree;
       await sandbox.prepare();
       return sandbox;
     } catch (error) {
@@ -86,13 +132,19 @@ export class SandboxIsolate {
     return this.prepared !== undefined && !this.disposed;
   }
 
+  /** JSON of the tools tree installed in the prepared context, if any. */
+  get preparedTree(): string | undefined {
+    return this.prepared?.tree;
+  }
+
   /**
    * Prepares a fresh context: creates it, runs the bootstrap in it (which locks the global down and
-   * completes with its `entry` function), then reads the heap statistics. The two calls that run
-   * code are asynchronous: the work runs on isolated-vm's thread. The first completes only once
-   * every earlier task of the isolate has finished — after a run, that is the proof the isolate is
-   * idle (a leftover that spins keeps it from completing; the caller's guard then disposes the
-   * isolate).
+   * completes with its `entry` function), reads the heap statistics, and installs the scope of the
+   * tools of the isolate's last run (one-way; the next run's script is queued after it). The two
+   * calls that run code are asynchronous: the work runs on isolated-vm's thread. The first
+   * completes only once every earlier task of the isolate has finished — after a run, that is the
+   * proof the isolate is idle (a leftover that spins keeps it from completing; the caller's guard
+   * then disposes the isolate).
    * @throws when the isolate is disposed meanwhile, or the bootstrap fails
    */
   async prepare(): Promise<void> {
@@ -101,23 +153,47 @@ export class SandboxIsolate {
     try {
       const entry = (await this.bootstrap.run(context, { reference: true })) as EntryRef;
       if (this.disposed) throw new Error('the isolate was disposed');
-      this.prepared = { context, entry };
       // Synchronous, but only trusted code can be running: the isolate has just finished our task
       // (an asynchronous statistics call would cost a round trip and a stack capture).
       const heap = this.isolate.getHeapStatisticsSync();
       this.lastHeapBytes = heap.used_heap_size + heap.externally_allocated_size;
+      const prepared: PreparedContext = {
+        context,
+        entry,
+        port: new ContextPort(),
+        tree: undefined,
+      };
+      this.prepared = prepared;
+      if (this.lastTree !== undefined) install(prepared, this.lastTree);
     } catch (error) {
       context.release();
       throw error;
     }
   }
 
-  /** Hands the prepared context to a run (which releases it); counts the run. */
-  take(): PreparedContext {
+  /** Replaces the prepared context by a fresh one without a scope installed. */
+  async reprepare(): Promise<void> {
+    const prepared = this.prepared;
+    this.prepared = undefined;
+    if (prepared !== undefined) releaseContext(prepared);
+    this.lastTree = undefined;
+    await this.prepare();
+  }
+
+  /**
+   * Hands the prepared context to a run (which releases it), with the scope of `tree` installed
+   * (now, if the context has none yet); counts the run.
+   * @throws when no context is prepared, or another scope is installed in it
+   */
+  take(tree: string): PreparedContext {
     const prepared = this.prepared;
     if (prepared === undefined) throw new Error('no prepared context');
+    if (prepared.tree !== undefined && prepared.tree !== tree)
+      throw new Error('the prepared context has other tools installed');
     this.prepared = undefined;
     this.runCount++;
+    this.lastTree = tree;
+    if (prepared.tree === undefined) install(prepared, tree);
     return prepared;
   }
 
@@ -133,7 +209,9 @@ export class SandboxIsolate {
   dispose(): void {
     if (this.disposedFlag) return;
     this.disposedFlag = true;
+    const prepared = this.prepared;
     this.prepared = undefined;
+    prepared?.port.release();
     try {
       if (!this.isolate.isDisposed) this.isolate.dispose();
     } catch {
@@ -152,8 +230,19 @@ export class SandboxIsolate {
   }
 }
 
-/** Releases a context and the references into it (each may already be gone; never throws). */
+/** Installs the scope of `tree` in a prepared context (one-way; never throws). */
+function install(prepared: PreparedContext, tree: string): void {
+  try {
+    prepared.entry.applyIgnored(undefined, [prepared.port.ref, tree]);
+    prepared.tree = tree;
+  } catch {
+    // the isolate is gone: the run finds out when it starts
+  }
+}
+
+/** Releases a context, its port and the references into it (each may be gone; never throws). */
 export function releaseContext(prepared: PreparedContext): void {
+  prepared.port.release();
   for (const release of [() => prepared.entry.release(), () => prepared.context.release()]) {
     try {
       release();

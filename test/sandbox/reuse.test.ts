@@ -98,6 +98,19 @@ describe('isolate reuse', () => {
     expect(second.calls).toHaveLength(1);
   });
 
+  it('gives a run with other tools than the previous one a context with exactly its tools', async () => {
+    // The isolate prepares its next context with the previous run's tools installed; a run with
+    // other tools gets that context replaced.
+    const keys = `return Object.keys(tools);`;
+    const outcomes = await onOneIsolate(async () => [
+      await runBody(pool, keys, { bindings: bindingsFor('a') }),
+      await runBody(pool, keys, { bindings: bindingsFor('b', 'c') }),
+      await runBody(pool, keys, { bindings: bindingsFor('b', 'c') }),
+      await runBody(pool, keys, { bindings: bindingsFor('a') }),
+    ]);
+    expect(outcomes.map(expectOk)).toEqual([['a'], ['b', 'c'], ['b', 'c'], ['a']]);
+  });
+
   it('measures the CPU budget from the start of each run, not from the start of the isolate', async () => {
     // Each run spins ~120 ms of a 200 ms budget: together they would exceed it.
     const spin = `const end = Date.now() + 120; while (Date.now() < end) {} return 'spun';`;
