@@ -5,6 +5,7 @@
  * `execute` never rejects: it resolves to a discriminated {@link ToolResult}.
  */
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { ErrorCode } from '../errors.js';
 import { findJsonProblem, type JsonValue } from '../json.js';
@@ -430,6 +431,8 @@ export class Executor {
     signal: AbortSignal,
   ): { token: ParentToken; signal: AbortSignal; settle: () => Promise<void> } {
     const run = new AbortController();
+    // Every nested call of this run listens on its signal; more than 10 at once is expected, not a leak.
+    setMaxListeners(0, run.signal);
     const onAbort = (): void => run.abort(signal.reason);
     if (signal.aborted) run.abort(signal.reason);
     else signal.addEventListener('abort', onAbort, { once: true });
