@@ -1,18 +1,44 @@
 /**
  * Micro-measurements behind docs/decisions/004-isolate-strategy.md:
- *   node --no-node-snapshot --import tsx benchmarks/sandbox-micro.ts
- * Prints a Markdown table (medians) and the shared-isolate out-of-memory experiment.
+ *
+ *   node --no-node-snapshot --expose-gc --import tsx benchmarks/sandbox-micro.ts \
+ *     [--baseline <checkout>] [--rounds <n>]
+ *
+ * `--baseline` points at another checkout of isocode (e.g. `git worktree add /tmp/before 6d41acf`,
+ * with `node_modules` linked): its `SandboxPool` is measured in the same process, interleaved
+ * round by round with this one, so the machine's load hits both alike. Without it, the current
+ * pool is compared with itself set to `maxRunsPerIsolate: 1` (a brand-new isolate per run).
+ * Prints Markdown: medians over rounds, the range of the round medians, and ratios.
  */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { pathToFileURL } from 'node:url';
+import { join, resolve } from 'node:path';
 import ivm from 'isolated-vm';
-import { ENTRY_SPECIFIER, loadIsolateModules } from '../src/sandbox/isolate-code.js';
-import { SandboxPool, type Dispatch } from '../src/sandbox/index.js';
+import {
+  ENTRY_SPECIFIER,
+  loadBootstrapScript,
+  loadIsolateModules,
+} from '../src/sandbox/isolate-code.js';
+import { SandboxPool, type Dispatch, type RunRequest } from '../src/sandbox/index.js';
 import { SandboxIsolate } from '../src/sandbox/sandbox-isolate.js';
 
-const rows: [string, string][] = [];
-const median = (xs: number[]): number =>
+const { values } = parseArgs({
+  options: { baseline: { type: 'string' }, rounds: { type: 'string', default: '7' } },
+});
+const ROUNDS = Number(values.rounds);
+
+const median = (xs: readonly number[]): number =>
   [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
-const ms = (x: number): string => `${x.toFixed(3)} ms`;
-const us = (x: number): string => `${(x * 1000).toFixed(1)} µs`;
+const fmt = (x: number, unit: string): string =>
+  unit === 'µs'
+    ? `${(x * 1000).toFixed(1)} µs`
+    : unit === 'ms'
+      ? `${x.toFixed(3)} ms`
+      : x.toFixed(0);
+const program = (body: string): string => `(async function () {\n'use strict';\n${body}\n})`;
+const echo: Dispatch = (_tool, args) => Promise.resolve({ ok: true, value: args });
+const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 async function time(n: number, fn: () => unknown): Promise<number> {
   const samples: number[] = [];
   for (let i = 0; i < n; i++) {
@@ -22,198 +48,356 @@ async function time(n: number, fn: () => unknown): Promise<number> {
   }
   return median(samples);
 }
-const program = (body: string): string => `(async function () {\n'use strict';\n${body}\n})`;
-const echo: Dispatch = (_tool, args) => Promise.resolve({ ok: true, value: args });
-
-// 1. Bare isolate creation and its memory.
-await loadIsolateModules();
-rows.push([
-  'new Isolate({ memoryLimit: 64 })',
-  ms(await time(50, () => new ivm.Isolate({ memoryLimit: 64 }).dispose())),
-]);
-{
-  global.gc?.();
-  const before = process.memoryUsage().rss;
-  const kept = Array.from({ length: 50 }, () => new ivm.Isolate({ memoryLimit: 64 }));
-  const after = process.memoryUsage().rss;
-  rows.push([
-    'RSS per idle isolate (50 kept)',
-    `${((after - before) / 50 / 1024 / 1024).toFixed(2)} MiB`,
-  ]);
-  const heap = kept[0]?.getHeapStatisticsSync();
-  rows.push([
-    'isolate heap after creation (total_heap_size)',
-    `${((heap?.total_heap_size ?? 0) / 1024 / 1024).toFixed(2)} MiB`,
-  ]);
-  for (const isolate of kept) isolate.dispose();
+function table(title: string, columns: string[], rows: string[][]): void {
+  console.log(
+    `\n### ${title}\n\n| ${columns.join(' | ')} |\n|${columns.map(() => '---').join('|')}|`,
+  );
+  for (const row of rows) console.log(`| ${row.join(' | ')} |`);
 }
 
-// 2. Context creation: in a fresh isolate vs in a shared, warm isolate.
-rows.push([
-  'isolate + createContext (fresh isolate)',
-  ms(
-    await time(50, async () => {
-      const isolate = new ivm.Isolate({ memoryLimit: 64 });
-      await isolate.createContext();
-      isolate.dispose();
-    }),
-  ),
-]);
+// 1. The pieces of a run's isolate and context, measured alone (one isolate, idle machine part).
 {
-  const shared = new ivm.Isolate({ memoryLimit: 64 });
-  rows.push([
-    'createContext + release (shared warm isolate)',
-    ms(
-      await time(50, async () => {
-        (await shared.createContext()).release();
-      }),
-    ),
-  ]);
-  shared.dispose();
-}
-
-// 3. Bootstrap: compile + link + evaluate the isolate modules, lockdown.
-{
+  const rows: string[][] = [];
   const sources = await loadIsolateModules();
+  const script = await loadBootstrapScript();
   rows.push([
-    'isolate modules (count, bytes of JS)',
-    `${sources.length}, ${sources.reduce((n, s) => n + s.code.length, 0)}`,
+    'new Isolate({ memoryLimit: 64 })',
+    fmt(await time(30, () => new ivm.Isolate({ memoryLimit: 64 }).dispose()), 'ms'),
   ]);
-  for (const mode of ['sync', 'async'] as const) {
+  const isolate = new ivm.Isolate({ memoryLimit: 64 });
+  rows.push([
+    'createContext() in a warm isolate (awaited) + release',
+    fmt(await time(100, async () => (await isolate.createContext()).release()), 'ms'),
+  ]);
+  // Before: the 11 modules compiled, linked and evaluated in every context.
+  const modulesPerContext = await time(60, async () => {
+    const context = await isolate.createContext();
+    const modules = new Map<string, ivm.Module>();
+    for (const s of sources)
+      modules.set(s.specifier, isolate.compileModuleSync(s.code, { filename: s.filename }));
+    const entry = modules.get(ENTRY_SPECIFIER);
+    if (entry === undefined) throw new Error('no entry');
+    entry.instantiateSync(context, (specifier) => modules.get(specifier) as ivm.Module);
+    entry.evaluateSync();
+    const ns = entry.namespace;
+    // prepare() locks the context down, as the linked script's completion does.
+    const prepare = ns.getSync('prepare', { reference: true }) as ivm.Reference<() => unknown>;
+    (prepare.applySync(undefined, [], { result: { reference: true } }) as ivm.Reference).release();
+    prepare.release();
+    ns.release();
+    for (const m of modules.values()) m.release();
+    context.release();
+  });
+  // After: one linked script compiled once per isolate, run in each context (prepare + lockdown).
+  const bootstrap = isolate.compileScriptSync(script.code, { filename: script.filename });
+  const scriptPerContext = await time(60, async () => {
+    const context = await isolate.createContext();
+    ((await bootstrap.run(context, { reference: true })) as ivm.Reference<unknown>).release();
+    context.release();
+  });
+  rows.push([
+    'context + bootstrap: 11 modules compiled, linked, evaluated per context (before)',
+    fmt(modulesPerContext, 'ms'),
+  ]);
+  rows.push([
+    'context + bootstrap: linked script compiled once per isolate, run per context (now)',
+    fmt(scriptPerContext, 'ms'),
+  ]);
+  isolate.dispose();
+  const producer = new ivm.Isolate({ memoryLimit: 64 });
+  const cache = (
+    producer.compileScriptSync(script.code, {
+      filename: script.filename,
+      produceCachedData: true,
+    }) as unknown as ivm.CachedDataResult
+  ).cachedData;
+  producer.dispose();
+  for (const cached of [false, true]) {
     const samples: number[] = [];
+    let rejected = false;
     for (let i = 0; i < 30; i++) {
-      const isolate = new ivm.Isolate({ memoryLimit: 64 });
-      const context = await isolate.createContext();
+      const fresh = new ivm.Isolate({ memoryLimit: 64 });
       const t = performance.now();
-      const modules = new Map<string, ivm.Module>();
-      for (const source of sources) {
-        const options = { filename: source.filename };
-        modules.set(
-          source.specifier,
-          mode === 'sync'
-            ? isolate.compileModuleSync(source.code, options)
-            : await isolate.compileModule(source.code, options),
-        );
-      }
-      const entry = modules.get(ENTRY_SPECIFIER);
-      if (!entry) throw new Error('no entry');
-      const resolve = (specifier: string): ivm.Module => modules.get(specifier) as ivm.Module;
-      if (mode === 'sync') {
-        entry.instantiateSync(context, resolve);
-        entry.evaluateSync();
-        (
-          entry.namespace.getSync('lockdown', { reference: true }) as ivm.Reference<() => void>
-        ).applySync(undefined, []);
-      } else {
-        await entry.instantiate(context, resolve);
-        await entry.evaluate();
-        await (
-          (await entry.namespace.get('lockdown', { reference: true })) as ivm.Reference<() => void>
-        ).apply(undefined, []);
-      }
+      const compiled = fresh.compileScriptSync(
+        script.code,
+        cached && cache !== undefined
+          ? { filename: script.filename, cachedData: cache }
+          : { filename: script.filename },
+      ) as unknown as { cachedDataRejected?: boolean };
       samples.push(performance.now() - t);
-      isolate.dispose();
+      rejected ||= compiled.cachedDataRejected === true;
+      fresh.dispose();
     }
     rows.push([
-      `bootstrap: compile + link + evaluate + lockdown (${mode === 'sync' ? 'synchronous calls, as used' : 'awaited calls'})`,
-      ms(median(samples)),
+      `compile the bootstrap script in a new isolate, ${cached ? `from V8's code cache${rejected ? ' (REJECTED)' : ''}` : 'no cache'}`,
+      fmt(median(samples), 'ms'),
     ]);
   }
-}
-rows.push([
-  'SandboxIsolate.create (isolate + context + bootstrap), off the hot path',
-  ms(await time(30, async () => (await SandboxIsolate.create(64)).dispose())),
-]);
-
-// 4. Runs end to end, warm pool vs cold.
-const warm = new SandboxPool({ size: 2 });
-await warm.warmup();
-const trivial = { js: program('return 1;'), bindings: [], dispatch: echo };
-{
-  const latencies: number[] = [];
-  const isolateMs: number[] = [];
-  for (let i = 0; i < 50; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 15)); // let the refill finish
-    const t = performance.now();
-    const outcome = await warm.run(trivial);
-    latencies.push(performance.now() - t);
-    isolateMs.push(outcome.stats.isolateMs);
-  }
   rows.push([
-    'run() `return 1`, warm pool, runs 15 ms apart (install + compile + tick + dispose)',
-    ms(median(latencies)),
+    'SandboxIsolate.create (isolate + bootstrap + first context), off the hot path',
+    fmt(await time(20, async () => (await SandboxIsolate.create(64)).dispose()), 'ms'),
   ]);
-  rows.push(['  of which isolateMs (taking the warm isolate)', ms(median(isolateMs))]);
+  {
+    const warm = await SandboxIsolate.create(64);
+    const heap = warm.isolate.getHeapStatisticsSync();
+    rows.push([
+      'heap of a warm isolate (context prepared): used / total',
+      `${(heap.used_heap_size / 1048576).toFixed(2)} / ${(heap.total_heap_size / 1048576).toFixed(2)} MiB`,
+    ]);
+    warm.dispose();
+  }
+  rows.push(['bootstrap script (bytes of JS)', String(script.code.length)]);
+  table('Isolate and context, one at a time', ['measurement', 'median'], rows);
+}
+
+// 2. Runs end to end, configurations interleaved round by round.
+type Pool = {
+  run(r: RunRequest): Promise<unknown>;
+  warmup(): Promise<void>;
+  close(): Promise<void>;
+};
+const configs: [string, () => Promise<Pool>][] = [
+  ['reuse (now)', () => Promise.resolve(new SandboxPool({ size: 2 }))],
+];
+if (values.baseline !== undefined) {
+  const url = pathToFileURL(join(resolve(values.baseline), 'src/sandbox/index.ts')).href;
+  const mod = (await import(url)) as { SandboxPool: new (o: object) => Pool };
+  configs.push([
+    `baseline (${values.baseline})`,
+    () => Promise.resolve(new mod.SandboxPool({ size: 2 })),
+  ]);
+} else {
+  configs.push([
+    'brand-new isolate per run (maxRunsPerIsolate: 1)',
+    () => Promise.resolve(new SandboxPool({ size: 2, maxRunsPerIsolate: 1 })),
+  ]);
+}
+const tools50 = Array.from({ length: 50 }, (_, i) => ({
+  path: [`ns${i % 5}`, `tool${i}`],
+  tool: `ns${i % 5}.tool${i}`,
+}));
+const echoBinding = [{ path: ['echo'], tool: 'echo' }];
+const bindings51 = [...tools50, ...echoBinding];
+const threeCalls: RunRequest = {
+  js: program(
+    `const a = await tools.echo({ i: 1 }); const b = await tools.echo({ i: 2 }); const c = await tools.echo({ i: 3 }); return [a, b, c];`,
+  ),
+  bindings: bindings51,
+  dispatch: echo,
+};
+const trivial: RunRequest = { js: program('return 1;'), bindings: echoBinding, dispatch: echo };
+const bridgeRun = (body: string): RunRequest => ({
+  js: program(body),
+  bindings: echoBinding,
+  dispatch: echo,
+  limits: { maxCalls: 5000, maxCallsInFlight: 1000 },
+});
+
+interface Metric {
+  label: string;
+  unit: 'ms' | 'µs' | 'runs/s';
+  measure(pool: Pool): Promise<number>;
+}
+const backToBack = (request: RunRequest) => async (pool: Pool) => time(60, () => pool.run(request));
+const throughput = (concurrency: number) => async (pool: Pool) => {
+  const n = 400;
+  let started = 0;
   const t = performance.now();
-  for (let i = 0; i < 100; i++) await warm.run(trivial);
-  rows.push([
-    'run() `return 1`, back to back (steady state: one isolate prepared per run)',
-    ms((performance.now() - t) / 100),
-  ]);
-}
-const cold = new SandboxPool({ size: 0 });
-rows.push([
-  'run() `return 1` — no warm pool (cold isolate per run)',
-  ms(await time(30, () => cold.run(trivial))),
-]);
-await cold.close();
-
-// 5. Bridge round trips, measured inside the isolate with Date.now() over many calls.
-const bindings = [{ path: ['echo'], tool: 'echo' }];
-for (const [label, body] of [
-  [
-    'bridge round trip, sequential (await each of 2,000)',
-    `const t = Date.now(); for (let i = 0; i < 2000; i++) await tools.echo({ i }); return (Date.now() - t) / 2000;`,
-  ],
-  [
-    'bridge round trip, parallel (Promise.all of 1,000), per call',
-    `const t = Date.now(); await Promise.all(Array.from({ length: 1000 }, (_, i) => tools.echo({ i }))); return (Date.now() - t) / 1000;`,
-  ],
-] as const) {
-  const samples: number[] = [];
-  for (let i = 0; i < 5; i++) {
-    const outcome = await warm.run({
-      js: program(body),
-      bindings,
-      dispatch: echo,
-      limits: { maxCalls: 5000, maxCallsInFlight: 1000 },
-    });
-    if (!outcome.ok) throw new Error(outcome.message);
-    samples.push(outcome.result as number);
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (started < n) {
+        started++;
+        await pool.run(threeCalls);
+      }
+    }),
+  );
+  return n / ((performance.now() - t) / 1000);
+};
+const bridge = (body: string) => async (pool: Pool) => {
+  const outcome = (await pool.run(bridgeRun(body))) as { ok: boolean; result?: unknown };
+  if (!outcome.ok) throw new Error('bridge run failed');
+  return outcome.result as number;
+};
+const metrics: Metric[] = [
+  { label: 'run() `return 1`, back to back, p50', unit: 'ms', measure: backToBack(trivial) },
+  {
+    label: 'run() 3 sequential calls, 51 bindings, back to back, p50',
+    unit: 'ms',
+    measure: backToBack(threeCalls),
+  },
+  { label: 'throughput, 3 calls, concurrency 8', unit: 'runs/s', measure: throughput(8) },
+  {
+    label: 'bridge round trip, sequential (2,000 awaited calls)',
+    unit: 'µs',
+    measure: bridge(
+      `const t = Date.now(); for (let i = 0; i < 2000; i++) await tools.echo({ i }); return (Date.now() - t) / 2000;`,
+    ),
+  },
+  {
+    label: 'bridge, Promise.all of 1,000, per call',
+    unit: 'µs',
+    measure: bridge(
+      `const t = Date.now(); await Promise.all(Array.from({ length: 1000 }, (_, i) => tools.echo({ i }))); return (Date.now() - t) / 1000;`,
+    ),
+  },
+];
+{
+  const pools = await Promise.all(
+    configs.map(async ([name, make]) => [name, await make()] as const),
+  );
+  for (const [, pool] of pools) await pool.warmup();
+  const samples = new Map<string, number[]>();
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const metric of metrics) {
+      for (const [name, pool] of round % 2 === 0 ? pools : [...pools].reverse()) {
+        await pause(20);
+        const key = `${metric.label}\u0000${name}`;
+        samples.set(key, [...(samples.get(key) ?? []), await metric.measure(pool)]);
+      }
+    }
   }
-  rows.push([label, us(median(samples))]);
+  for (const [, pool] of pools) await pool.close();
+  const [now, other] = configs.map(([name]) => name);
+  const rows = metrics.map((metric) => {
+    const a = samples.get(`${metric.label}\u0000${now}`) ?? [];
+    const b = samples.get(`${metric.label}\u0000${other}`) ?? [];
+    const range = (xs: number[]): string =>
+      `${fmt(Math.min(...xs), metric.unit)} – ${fmt(Math.max(...xs), metric.unit)}`;
+    const ratio = metric.unit === 'runs/s' ? median(a) / median(b) : median(b) / median(a);
+    return [
+      metric.label,
+      fmt(median(b), metric.unit),
+      range(b),
+      fmt(median(a), metric.unit),
+      range(a),
+      `${ratio.toFixed(2)}×`,
+    ];
+  });
+  table(
+    `Runs, ${ROUNDS} interleaved rounds: "${other}" vs "${now}"`,
+    ['measurement', `${other} median`, 'range', `${now} median`, 'range', 'gain'],
+    rows,
+  );
 }
-await warm.close();
 
-// Raw isolated-vm round trip (trivial async host function), for comparison with the bridge.
+// 3. Throughput by concurrency, with the OS threads created per run: isolated-vm runs isolate tasks
+// on (cores + 1) threads and starts a new thread for a task that finds them all busy.
+{
+  const created = (): number =>
+    Number(/processes (\d+)/.exec(readFileSync('/proc/stat', 'utf8'))?.[1] ?? NaN);
+  const pool = new SandboxPool({ size: 2 });
+  await pool.warmup();
+  const rows: string[][] = [];
+  for (const concurrency of [1, 2, 3, 4, 8, 16]) {
+    const rates: number[] = [];
+    const threads: number[] = [];
+    const cpu: number[] = [];
+    for (let round = 0; round < Math.max(3, Math.floor(ROUNDS / 2)); round++) {
+      const before = created();
+      const usage = process.cpuUsage();
+      rates.push(await throughput(concurrency)(pool));
+      const used = process.cpuUsage(usage);
+      threads.push((created() - before) / 400);
+      cpu.push((used.user + used.system) / 1000 / 400);
+    }
+    rows.push([
+      String(concurrency),
+      fmt(median(rates), 'runs/s'),
+      `${fmt(Math.min(...rates), '')} – ${fmt(Math.max(...rates), '')}`,
+      median(cpu).toFixed(2),
+      median(threads).toFixed(2),
+    ]);
+  }
+  await pool.close();
+  table(
+    'Throughput by concurrency (3 calls, 51 bindings)',
+    ['concurrency', 'runs/s median', 'range', 'process CPU ms/run', 'OS threads created per run'],
+    rows,
+  );
+}
+
+// 4. The watchdog: one 5 ms timer for all runs; throughput with it against a 1 s interval.
+{
+  const fast = new SandboxPool({ size: 2, watchdogIntervalMs: 5 });
+  const slow = new SandboxPool({ size: 2, watchdogIntervalMs: 1000 });
+  await fast.warmup();
+  await slow.warmup();
+  const a: number[] = [];
+  const b: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    a.push(await throughput(8)(fast));
+    b.push(await throughput(8)(slow));
+  }
+  await fast.close();
+  await slow.close();
+  table(
+    'Watchdog polling, throughput at concurrency 8',
+    ['interval', 'runs/s median', 'range'],
+    [
+      [
+        '5 ms (default)',
+        fmt(median(a), 'runs/s'),
+        `${fmt(Math.min(...a), '')} – ${fmt(Math.max(...a), '')}`,
+      ],
+      [
+        '1000 ms',
+        fmt(median(b), 'runs/s'),
+        `${fmt(Math.min(...b), '')} – ${fmt(Math.max(...b), '')}`,
+      ],
+    ],
+  );
+}
+
+// 5. Raw isolated-vm round trips (trivial host function), the floor of the bridge.
 {
   const isolate = new ivm.Isolate({ memoryLimit: 64 });
   const context = await isolate.createContext();
   await context.global.set('host', new ivm.Reference(() => Promise.resolve('')));
+  const rows: string[][] = [];
   for (const [label, body] of [
     [
       'raw Reference.apply round trip, sequential',
-      `let t = Date.now(); for (let i = 0; i < 2000; i++) await host.apply(undefined, [], O); return (Date.now() - t) / 2000;`,
+      `for (let i = 0; i < 2000; i++) await host.apply(undefined, [], O); return (Date.now() - t) / 2000;`,
     ],
     [
       'raw Reference.apply round trip, parallel, per call',
-      `let t = Date.now(); await Promise.all(Array.from({ length: 1000 }, () => host.apply(undefined, [], O))); return (Date.now() - t) / 1000;`,
+      `await Promise.all(Array.from({ length: 1000 }, () => host.apply(undefined, [], O))); return (Date.now() - t) / 1000;`,
     ],
   ] as const) {
-    const samples: number[] = [];
-    for (let i = 0; i < 5; i++) {
-      const code = `(async () => { const O = { result: { promise: true, copy: true } }; ${body} })()`;
-      samples.push((await context.eval(code, { promise: true, copy: true })) as number);
+    const xs: number[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      const code = `(async () => { const O = { result: { promise: true } }; const t = Date.now(); ${body} })()`;
+      xs.push((await context.eval(code, { promise: true, copy: true })) as number);
     }
-    rows.push([label, us(median(samples))]);
+    rows.push([
+      label,
+      fmt(median(xs), 'µs'),
+      `${fmt(Math.min(...xs), 'µs')} – ${fmt(Math.max(...xs), 'µs')}`,
+    ]);
   }
   isolate.dispose();
+  table('isolated-vm floor', ['measurement', 'median', 'range'], rows);
 }
 
-console.log('| measurement | median |\n|---|---|');
-for (const [name, value] of rows) console.log(`| ${name} | ${value} |`);
+// 6. Why not a snapshot: contexts made from a snapshot taken after the bootstrap lose part of it.
+{
+  const script = await loadBootstrapScript();
+  const snapshot = ivm.Isolate.createSnapshot([
+    { code: `globalThis.__entry = ${script.code};`, filename: script.filename },
+  ]);
+  const isolate = new ivm.Isolate({ memoryLimit: 64, snapshot });
+  const context = await isolate.createContext();
+  const seen = (await context.eval(
+    `[typeof globalThis.__entry, typeof WebAssembly, typeof SharedArrayBuffer].join(' ')`,
+    { copy: true },
+  )) as string;
+  isolate.dispose();
+  console.log(
+    `\nsnapshot taken after the bootstrap: a new context sees [entry, WebAssembly, SharedArrayBuffer] = ${seen} (lockdown had removed the last two)`,
+  );
+}
 
-// 6. Shared isolate: one context's out-of-memory kills its sibling.
+// 7. Shared isolate: one context's out-of-memory kills its sibling.
 {
   const shared = new ivm.Isolate({ memoryLimit: 32 });
   const sibling = await shared.createContext();
