@@ -6,6 +6,7 @@
  * {@link HostBridge.end} aborts the run signal, rejects the calls waiting for a slot without
  * dispatching them, and {@link HostBridge.settled} waits for every started dispatch.
  */
+import { setMaxListeners } from 'node:events';
 import type { JsonValue } from '../json.js';
 import { REPLY } from '../../sdk-templates/isolate/protocol.js';
 import type { CallEvent, Dispatch, DispatchResult, SandboxLimits } from './types.js';
@@ -125,7 +126,11 @@ export class HostBridge {
 
   private async callDispatch(tool: string, args: JsonValue): Promise<DispatchResult | undefined> {
     try {
-      this.controller ??= new AbortController();
+      if (this.controller === undefined) {
+        this.controller = new AbortController();
+        // Every dispatch in flight may listen on it: more than 10 at once is expected, not a leak.
+        setMaxListeners(0, this.controller.signal);
+      }
       return await this.options.dispatch(tool, args, this.controller.signal);
     } catch {
       return undefined;

@@ -326,6 +326,31 @@ describe('ordering, overlap and limits on calls', () => {
     expect(peak).toBe(3);
   });
 
+  it('lets every dispatch in flight listen on the run signal without a listener warning', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => {
+      warnings.push(w.name);
+    };
+    process.on('warning', onWarning);
+    try {
+      const { dispatch } = recordingDispatch(async (_tool, _args, signal) => {
+        signal.addEventListener('abort', () => {}, { once: true });
+        await sleep(5);
+        return { ok: true, value: 1 };
+      });
+      const outcome = await runBody(
+        pool,
+        `return (await Promise.all(Array.from({ length: 20 }, () => tools.echo()))).length;`,
+        { dispatch },
+      );
+      expect(expectOk(outcome)).toBe(20);
+      await sleep(5);
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).toEqual([]);
+  });
+
   it('bounds calls in flight; the rest wait host-side', async () => {
     let inFlight = 0;
     let peak = 0;
