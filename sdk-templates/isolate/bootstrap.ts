@@ -41,7 +41,8 @@ export function prepare(): typeof entry {
 
 /**
  * What the host calls, with `applyIgnored`: `(port, treeJson)` installs the scope
- * ({@link install}), `(id, reply)` delivers a reply to a binding call ({@link deliver}). Never throws.
+ * ({@link install}), `(id, reply)` delivers a reply to a binding call ({@link deliver}). Never
+ * throws.
  */
 export function entry(a: unknown, b: unknown): void {
   if (typeof a === 'number') deliver(a, b);

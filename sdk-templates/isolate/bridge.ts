@@ -76,9 +76,9 @@ const captureResolvers = (
 };
 
 /**
- * Creates the bridge around the run's port (`limits` are read at each call). Once `wire.closed` (the program has settled) calls
- * reject at once without reaching the host, and replies still on their way are dropped: their
- * promises never settle, so no guest code resumes after the run.
+ * Creates the bridge around the run's port (`limits` are read at each call). Once `wire.closed`
+ * (the program has settled) calls reject at once without reaching the host, and replies still on
+ * their way are dropped: their promises never settle, so no guest code resumes after the run.
  */
 export function createBridge(send: Send, limits: RunLimits, wire: Wire): Bridge {
   let calls = 0;

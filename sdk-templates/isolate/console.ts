@@ -13,8 +13,9 @@ import { formatArgs, truncateUtf8, utf8Length } from './text.js';
 export type ProgramConsole = Readonly<Record<LogLevel, (...args: unknown[]) => void>>;
 
 /**
- * Builds the console (`limits.maxLogBytes` is read at each entry). Each entry costs its UTF-8 length plus one byte (the line break), so
- * a flood of empty lines is bounded too. Nothing is sent once `wire.closed`.
+ * Builds the console (`limits.maxLogBytes` is read at each entry). Each entry costs its UTF-8
+ * length plus one byte (the line break), so a flood of empty lines is bounded too. Nothing is sent
+ * once `wire.closed`.
  */
 export function createConsole(send: Send, limits: RunLimits, wire: Wire): ProgramConsole {
   let used = 0;

@@ -1,7 +1,7 @@
 /**
  * `ToolCallError`: how a failed binding call surfaces in a program. It carries the tool's name and
  * the executor's stable error code and message — never a host stack or a host path (its stack is
- * the program's call site, captured in the isolate).
+ * the program's own frames, captured in the isolate: see {@link toolCallError}).
  */
 import { ErrorCaptureStackTrace, ObjectDefineProperty } from './primordials.js';
 

@@ -23,7 +23,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 function materialize(tool: unknown, children: unknown, callTool: CallTool): object {
   let target: object;
   if (typeof tool === 'string' && tool !== '' && tool !== RESERVED_TOOL) {
-    // The function passes itself: the call site is captured from the program's frame down.
+    // The function passes itself: a refusal's stack starts at the program's frame, below it.
     const fn: ToolFunction = (args?: unknown) => callTool(tool, args, fn);
     ObjectDefineProperty(fn, 'name', { value: tool });
     target = fn;

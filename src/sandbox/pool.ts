@@ -5,8 +5,8 @@
  * to the warm pool; after anything else (memory, CPU or wall-clock kill, abort, output limit, a
  * sandbox failure, a disposal) it is disposed and never reused. An isolate is also retired after
  * `maxRunsPerIsolate` runs, or when its heap after a run is over a fraction of its memory limit
- * (half by default), so garbage and fragmentation cannot pile up. Why sequential reuse keeps the per-run limits meaningful, and
- * what is shared across runs: docs/decisions/004-isolate-strategy.md.
+ * (half by default), so garbage and fragmentation cannot pile up. Why sequential reuse keeps the
+ * per-run limits meaningful, and what is shared across runs: docs/decisions/004-isolate-strategy.md.
  */
 import { IsocodeError } from '../errors.js';
 import { prepareBindings } from './bindings.js';
@@ -14,73 +14,14 @@ import { resolveLimits } from './limits.js';
 import { ProgramRun } from './program-run.js';
 import { SandboxIsolate } from './sandbox-isolate.js';
 import {
-  DEFAULT_LIMITS,
-  type FailureKind,
-  type RunOutcome,
-  type RunRequest,
-  type RunStats,
-  type SandboxLimits,
-} from './types.js';
+  resolvePoolOptions,
+  type SandboxPoolOptions,
+  type SandboxPoolStats,
+} from './pool-options.js';
+import type { FailureKind, RunOutcome, RunRequest, RunStats, SandboxLimits } from './types.js';
+
+export type { SandboxPoolOptions, SandboxPoolStats } from './pool-options.js';
 import { Watchdog, type Watched } from './watchdog.js';
-
-/** Options of a {@link SandboxPool}. */
-export interface SandboxPoolOptions {
-  /**
-   * Isolates kept alive with the pool's memory limit, prepared when idle (each ≈1–3 MiB): the pool
-   * refills to this many when a kill or a recycling removes one. Isolates serving a run count too
-   * (they come back after a clean run). A run that finds none idle creates one, which is then kept
-   * up to `maxIdle`. 0 disables pre-warming.
-   * @default 2
-   */
-  size?: number | undefined;
-  /**
-   * Limits applied to every run, before the run's own overrides.
-   * @default DEFAULT_LIMITS
-   */
-  defaultLimits?: Partial<SandboxLimits> | undefined;
-  /**
-   * Most idle isolates kept after runs return them (each ≈2–3 MiB); a returning isolate beyond
-   * this is disposed. At least `size`.
-   * @default max(size, 8)
-   */
-  maxIdle?: number | undefined;
-  /**
-   * Runs an isolate serves (one at a time, each in a fresh context) before it is disposed and
-   * replaced. 1 gives every run a brand-new isolate.
-   * @default 100
-   */
-  maxRunsPerIsolate?: number | undefined;
-  /**
-   * An isolate whose heap after a run (V8 heap in use plus external memory, garbage not yet
-   * collected included) is over this fraction of its memory limit is retired instead of reused.
-   * @default 0.5
-   */
-  recycleHeapFraction?: number | undefined;
-  /**
-   * How often the watchdog polls CPU time and wall clock of running programs, in ms. A limit can
-   * be overshot by about this much.
-   * @default 5
-   */
-  watchdogIntervalMs?: number | undefined;
-}
-
-/** Counters of a pool. */
-export interface SandboxPoolStats {
-  /** Isolates not yet disposed (warm + running). */
-  alive: number;
-  /** Isolates ready for a run. */
-  warm: number;
-  /** Programs running. */
-  running: number;
-  /** Isolates created since the pool started. */
-  created: number;
-  /** Isolates disposed since the pool started. */
-  disposed: number;
-  /** Runs started on an isolate since the pool started (more than `created` once isolates are reused). */
-  runs: number;
-  /** Isolates retired after a clean run: `maxRunsPerIsolate` reached, or their heap over `recycleHeapFraction` of the limit. */
-  recycled: number;
-}
 
 const yieldMacrotask = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -109,12 +50,6 @@ function emptyStats(): RunStats {
 
 function failed(kind: FailureKind, message: string): RunOutcome {
   return { ok: false, kind, message, logs: [], stats: emptyStats() };
-}
-
-function positiveInteger(name: string, value: number, min: number): number {
-  if (!Number.isSafeInteger(value) || value < min)
-    throw new IsocodeError('INVALID_CONFIG', `${name} must be an integer ≥ ${min}, got ${value}`);
-  return value;
 }
 
 /** Runs programs in isolated-vm isolates. */
@@ -150,30 +85,13 @@ export class SandboxPool {
 
   /** @throws IsocodeError `INVALID_CONFIG` for invalid options or limits. */
   constructor(options: SandboxPoolOptions = {}) {
-    this.size = positiveInteger('pool size', options.size ?? 2, 0);
-    this.maxIdle = Math.max(
-      this.size,
-      positiveInteger('maxIdle', options.maxIdle ?? Math.max(this.size, 8), 0),
-    );
-    this.maxRunsPerIsolate = positiveInteger(
-      'maxRunsPerIsolate',
-      options.maxRunsPerIsolate ?? 100,
-      1,
-    );
-    const fraction = options.recycleHeapFraction ?? 0.5;
-    if (!(fraction > 0 && fraction <= 1)) {
-      throw new IsocodeError(
-        'INVALID_CONFIG',
-        `recycleHeapFraction must be in (0, 1], got ${String(fraction)}`,
-      );
-    }
-    this.recycleHeapFraction = fraction;
-    const interval = options.watchdogIntervalMs ?? 5;
-    if (!Number.isFinite(interval) || interval < 1) {
-      throw new IsocodeError('INVALID_CONFIG', `watchdogIntervalMs must be ≥ 1, got ${interval}`);
-    }
-    this.limits = resolveLimits(DEFAULT_LIMITS, options.defaultLimits);
-    this.watchdog = new Watchdog(interval);
+    const settings = resolvePoolOptions(options);
+    this.size = settings.size;
+    this.maxIdle = settings.maxIdle;
+    this.maxRunsPerIsolate = settings.maxRunsPerIsolate;
+    this.recycleHeapFraction = settings.recycleHeapFraction;
+    this.limits = settings.limits;
+    this.watchdog = new Watchdog(settings.watchdogIntervalMs);
   }
 
   /**

@@ -194,8 +194,8 @@ export class ProgramRun {
     let stage: 'compile' | 'run' | 'drain' = 'compile';
     try {
       // The program's script hands the run's limits and its function to the hook the scope's
-      // installation defined (see PROGRAM_HOOK); the line offset keeps the program's line numbers. Compiling only parses (no guest code
-      // runs), so small programs skip the thread hop.
+      // installation defined (see PROGRAM_HOOK); the line offset keeps the program's line
+      // numbers. Compiling only parses (no guest code runs), so small programs skip the thread hop.
       const source = programPrefix(limits) + request.js + PROGRAM_SUFFIX;
       const origin = { filename: PROGRAM_FILENAME, lineOffset: -1 };
       const script =

@@ -1,7 +1,9 @@
 /**
- * One timer for all running programs of a pool. isolated-vm's `timeout` option only covers
- * synchronous execution, so a program that spins after an `await` is stopped here: every tick
- * polls each run's `isolate.cpuTime` and wall clock, and the run disposes its isolate when over.
+ * One timer for all running programs of a pool (and the renewals of reused isolates). isolated-vm's
+ * `timeout` option only covers synchronous execution, so a program that spins after an `await` is
+ * stopped here: every tick polls each run's `isolate.cpuTime` and wall clock, and the run disposes
+ * its isolate when over. A tick costs ~1.5 µs per watched item; no difference in throughput was
+ * measurable against a 1 s interval (decision record 004).
  */
 
 /** Something the watchdog polls. */
