@@ -89,25 +89,33 @@ describe('isocode sdk', () => {
   });
 });
 
+/** Starts `isocode serve` on an ephemeral port and resolves with the child and its URL. */
+async function startServe(
+  extra: string[] = [],
+): Promise<{ child: ReturnType<typeof spawn>; url: string }> {
+  const child = spawn(process.execPath, [...CLI_ARGS, 'serve', '--port', '0', ...extra], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8');
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no URL: ${stderr}`)), 60_000);
+    child.stderr.on('data', (d: string) => {
+      stderr += d;
+      const m = /listening on (http:\/\/\S+)/.exec(stderr);
+      if (m?.[1]) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+  });
+  return { child, url };
+}
+
 describe('isocode serve', () => {
   it('serves the HTTP API on the given port and shuts down cleanly on SIGTERM', async () => {
-    const child = spawn(process.execPath, [...CLI_ARGS, 'serve', '--port', '0'], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.setEncoding('utf8');
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no URL: ${stderr}`)), 60_000);
-      child.stderr.on('data', (d: string) => {
-        stderr += d;
-        const m = /listening on (http:\/\/\S+)/.exec(stderr);
-        if (m?.[1]) {
-          clearTimeout(timer);
-          resolve(m[1]);
-        }
-      });
-    });
+    const { child, url } = await startServe([]);
     const health = await fetch(`${url}/healthz`);
     expect(health.status).toBe(200);
     const run = await fetch(`${url}/v1/run`, {
@@ -135,27 +143,7 @@ describe('isocode serve after limit kills', () => {
       config,
       JSON.stringify({ limits: { memoryMb: 16, cpuMs: 300 }, typecheck: 'off' }),
     );
-    const child = spawn(
-      process.execPath,
-      [...CLI_ARGS, 'serve', '--port', '0', '--config', config],
-      {
-        cwd: ROOT,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stderr = '';
-    child.stderr.setEncoding('utf8');
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no URL: ${stderr}`)), 60_000);
-      child.stderr.on('data', (d: string) => {
-        stderr += d;
-        const m = /listening on (http:\/\/\S+)/.exec(stderr);
-        if (m?.[1]) {
-          clearTimeout(timer);
-          resolve(m[1]);
-        }
-      });
-    });
+    const { child, url } = await startServe(['--config', config]);
     const run = async (code: string) => {
       const res = await fetch(`${url}/v1/run`, {
         method: 'POST',
