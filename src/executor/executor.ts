@@ -5,7 +5,6 @@
  * `execute` never rejects: it resolves to a discriminated {@link ToolResult}.
  */
 import { randomUUID } from 'node:crypto';
-import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { ErrorCode } from '../errors.js';
 import { findJsonProblem, type JsonValue } from '../json.js';
@@ -19,8 +18,8 @@ import { NEVER_ABORTED, runBody } from './body.js';
 import type { EventBus } from './events.js';
 import { HookSet } from './hook-set.js';
 import { bindingExpression, errorContent, errorInfo, StageTracker, toContent } from './outcome.js';
-import { NestedScheduler } from './scheduler.js';
 import { TokenTable, type ParentEntry, type ParentToken } from './tokens.js';
+import { mintTransport } from './transport.js';
 import type {
   CallInfo,
   ExecuteOptions,
@@ -373,7 +372,10 @@ export class Executor {
     if (signal.aborted) return aborted();
 
     stages.enter('execute');
-    const transport = tool.name === RUN_CODE ? this.#mintTransport(ctx, signal) : undefined;
+    const transport =
+      tool.name === RUN_CODE
+        ? mintTransport(this.#tokens, this.#maxParallel, ctx.call, signal)
+        : undefined;
     let settled;
     try {
       settled = await runBody({
@@ -424,39 +426,6 @@ export class Executor {
     if (signal.aborted && !('error' in outcome))
       outcome = fail('ABORTED', 'the call was aborted while it ran; its result was discarded');
     return this.#post(ctx, stages, tool, outcome);
-  }
-
-  #mintTransport(
-    ctx: HookContext,
-    signal: AbortSignal,
-  ): { token: ParentToken; signal: AbortSignal; settle: () => Promise<void> } {
-    const run = new AbortController();
-    // Every nested call of this run listens on its signal; more than 10 at once is expected, not a leak.
-    setMaxListeners(0, run.signal);
-    const onAbort = (): void => run.abort(signal.reason);
-    if (signal.aborted) run.abort(signal.reason);
-    else signal.addEventListener('abort', onAbort, { once: true });
-    const entry: ParentEntry = {
-      callId: ctx.call.id,
-      scope: ctx.call.scope,
-      signal: run.signal,
-      scheduler: new NestedScheduler(this.#maxParallel),
-      inFlight: new Set(),
-    };
-    const token = this.#tokens.mint(entry);
-    return {
-      token,
-      signal: run.signal,
-      settle: async () => {
-        // The token expires when its execution settles: no new nested call is accepted, queued ones are
-        // rejected without running, running ones receive the abort, and all of them are awaited.
-        this.#tokens.expire(token);
-        signal.removeEventListener('abort', onAbort);
-        entry.scheduler.close();
-        if (!run.signal.aborted) run.abort(new Error('the run_code execution settled'));
-        await Promise.allSettled([...entry.inFlight]);
-      },
-    };
   }
 
   async #post(

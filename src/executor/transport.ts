@@ -1,0 +1,54 @@
+/**
+ * The life of one run_code execution as a parent: its token, its signal and its nested-call
+ * scheduler, and what happens when it settles.
+ */
+import { setMaxListeners } from 'node:events';
+import { NestedScheduler } from './scheduler.js';
+import type { ParentEntry, ParentToken, TokenTable } from './tokens.js';
+import type { CallInfo } from './types.js';
+
+/** A live transport execution. */
+export interface TransportRun {
+  token: ParentToken;
+  /** Aborted when the caller aborts or the execution settles; nested calls listen on it. */
+  signal: AbortSignal;
+  /**
+   * Expires the token (no new nested call is accepted), releases queued nested calls without running
+   * them, aborts running ones, and resolves once all of them have settled.
+   */
+  settle(): Promise<void>;
+}
+
+/** Mints the parent token of a run_code execution. */
+export function mintTransport(
+  tokens: TokenTable,
+  maxParallel: number,
+  call: CallInfo,
+  signal: AbortSignal,
+): TransportRun {
+  const run = new AbortController();
+  // Every nested call of this run listens on its signal; more than 10 at once is expected, not a leak.
+  setMaxListeners(0, run.signal);
+  const onAbort = (): void => run.abort(signal.reason);
+  if (signal.aborted) run.abort(signal.reason);
+  else signal.addEventListener('abort', onAbort, { once: true });
+  const entry: ParentEntry = {
+    callId: call.id,
+    scope: call.scope,
+    signal: run.signal,
+    scheduler: new NestedScheduler(maxParallel),
+    inFlight: new Set(),
+  };
+  const token = tokens.mint(entry);
+  return {
+    token,
+    signal: run.signal,
+    settle: async () => {
+      tokens.expire(token);
+      signal.removeEventListener('abort', onAbort);
+      entry.scheduler.close();
+      if (!run.signal.aborted) run.abort(new Error('the run_code execution settled'));
+      await Promise.allSettled([...entry.inFlight]);
+    },
+  };
+}
