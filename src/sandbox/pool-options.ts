@@ -46,9 +46,9 @@ export interface SandboxPoolOptions {
 
 /** Counters of a pool. */
 export interface SandboxPoolStats {
-  /** Isolates not yet disposed (warm + running). */
+  /** Isolates not yet disposed: the warm ones and those serving a run. */
   alive: number;
-  /** Isolates ready for a run. */
+  /** Isolates kept for the next runs: idle with a prepared context, or preparing one. */
   warm: number;
   /** Programs running. */
   running: number;

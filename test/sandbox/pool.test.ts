@@ -35,6 +35,8 @@ describe('SandboxPool', () => {
       expectFailure(await runBody(pool, `throw new Error('x');`), 'exception');
       expectFailure(await runBody(pool, `return () => 1;`), 'invalid-output');
       expect(expectOk(await runBody(pool, `return typeof globalThis.marker;`))).toBe('undefined');
+      // As soon as a run has settled, its isolate counts as warm (it is preparing its next context).
+      expect(pool.stats()).toMatchObject({ alive: 1, warm: 1, running: 0 });
       await vi.waitFor(() => expect(pool.stats().warm).toBe(1));
       expect(pool.stats()).toEqual({ ...EMPTY, alive: 1, warm: 1, created: 1, runs: 4 });
     });
