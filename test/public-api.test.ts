@@ -11,7 +11,10 @@ function graph(entry: string): Set<string> {
   const visit = (file: string): void => {
     if (seen.has(file)) return;
     seen.add(file);
-    const text = readFileSync(file, 'utf8');
+    // Comments may quote import statements: scan the code only.
+    const text = readFileSync(file, 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/^\s*\/\/.*$/gm, '');
     for (const m of text.matchAll(/(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)) {
       const spec = m[1]!;
       visit(resolve(dirname(file), spec.replace(/\.js$/, '.ts')));
