@@ -21,19 +21,12 @@ export interface BodyRun {
   abortGraceMs: number;
 }
 
-/** The settled body: its outcome, and whether it settled (false: abandoned after the grace period). */
-export interface BodySettlement {
-  outcome: BodyOutcome;
-  timedOut: boolean;
-  abandoned: boolean;
-}
-
 /** A signal that never aborts, shared by calls that were given none (saves an AbortController per call). */
 export const NEVER_ABORTED: AbortSignal = new AbortController().signal;
 
 /** Runs the middleware chain and the body under the time limit. Never rejects. */
-export function runBody(run: BodyRun): Promise<BodySettlement> {
-  return new Promise<BodySettlement>((resolve) => {
+export function runBody(run: BodyRun): Promise<BodyOutcome> {
+  return new Promise<BodyOutcome>((resolve) => {
     const controller = new AbortController();
     let settled = false;
     let timedOut = false;
@@ -41,7 +34,7 @@ export function runBody(run: BodyRun): Promise<BodySettlement> {
     let bodyStarted: Promise<BodyOutcome> | undefined;
     const listens = run.signal !== NEVER_ABORTED;
 
-    const finish = (settlement: BodySettlement): void => {
+    const finish = (settlement: BodyOutcome): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
@@ -50,7 +43,7 @@ export function runBody(run: BodyRun): Promise<BodySettlement> {
       resolve(settlement);
     };
     // After an abort or a time-out, a started body is awaited for at most the grace period.
-    const graceThen = (settlement: BodySettlement): void => {
+    const graceThen = (settlement: BodyOutcome): void => {
       clearTimeout(graceTimer);
       graceTimer = setTimeout(() => finish(settlement), run.abortGraceMs);
     };
@@ -62,14 +55,10 @@ export function runBody(run: BodyRun): Promise<BodySettlement> {
       if (settled) return;
       timedOut = true;
       controller.abort(new Error('tool time limit exceeded'));
-      const outcome: BodySettlement = {
-        outcome: {
-          ok: false,
-          code: 'TOOL_TIMEOUT',
-          message: `${run.tool.name} did not finish within ${run.timeoutMs} ms`,
-        },
-        timedOut: true,
-        abandoned: false,
+      const outcome: BodyOutcome = {
+        ok: false,
+        code: 'TOOL_TIMEOUT',
+        message: `${run.tool.name} did not finish within ${run.timeoutMs} ms`,
       };
       if (!bodyStarted) return finish(outcome);
       graceThen(outcome);
@@ -101,7 +90,7 @@ export function runBody(run: BodyRun): Promise<BodySettlement> {
       body,
     )(hookContext).then(
       (outcome) => {
-        if (!timedOut) finish({ outcome, timedOut: false, abandoned: false });
+        if (!timedOut) finish(outcome);
       },
       (err: unknown) => {
         if (timedOut) return;
@@ -109,14 +98,10 @@ export function runBody(run: BodyRun): Promise<BodySettlement> {
           err instanceof DoubleNextError
             ? { ok: false, code: 'INTERNAL_ERROR', message: err.message }
             : { ok: false, code: 'TOOL_ERROR', message: bodyError(err).message };
-        finish({ outcome, timedOut: false, abandoned: false });
+        finish(outcome);
       },
     );
   });
 }
 
-const ABANDONED: BodySettlement = {
-  outcome: { ok: false, code: 'ABORTED', message: 'the call was aborted' },
-  timedOut: false,
-  abandoned: true,
-};
+const ABANDONED: BodyOutcome = { ok: false, code: 'ABORTED', message: 'the call was aborted' };

@@ -397,12 +397,12 @@ export class Executor {
       if (transport) await transport.settle();
     }
     let outcome: { value: unknown } | Failure;
-    if (!settled.outcome.ok) {
-      outcome = fail(settled.outcome.code, settled.outcome.message, {
-        details: settled.outcome.details,
+    if (!settled.ok) {
+      outcome = fail(settled.code, settled.message, {
+        details: settled.details,
       });
     } else {
-      const value = settled.outcome.value === undefined ? null : settled.outcome.value;
+      const value = settled.value === undefined ? null : settled.value;
       const problem = findJsonProblem(value);
       const checked = problem ? undefined : tool.validateOutput(value);
       if (problem)
