@@ -9,6 +9,8 @@
  * `tools.server__tool`).
  */
 
+import { memberAccess } from './names.js';
+
 /** Where a tool lives on the `tools` object: `tools[path[0]][path[1]]…` calls the tool named `tool`. */
 export interface SdkBinding {
   /** Property keys from `tools` down to the callable. */
@@ -47,4 +49,13 @@ export function sdkBindings(
 /** Code-unit order: locale-independent, so the SDK text never depends on the host. */
 export function compareNames(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * How a program writes the binding at `path`: `tools.fs.read_file`, `tools.fs["read-file"]`,
+ * `tools["get-user"]`. The one rendering of a binding route; every message and helper that names
+ * a binding uses it, with the path that {@link sdkBindings} gave the tool.
+ */
+export function bindingExpression(path: readonly string[]): string {
+  return `tools${path.map(memberAccess).join('')}`;
 }
