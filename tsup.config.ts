@@ -8,6 +8,7 @@ export default defineConfig({
     server: 'src/server/index.ts',
     mcp: 'src/mcp/index.ts',
     cli: 'src/cli/main.ts',
+    'sandbox-worker': 'src/sandbox/worker/main.ts',
   },
   format: ['esm'],
   target: 'node20',

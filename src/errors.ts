@@ -32,6 +32,7 @@ export const ERROR_CODES = [
   'PAYLOAD_TOO_LARGE',
   'NOT_FOUND',
   'SHUTTING_DOWN',
+  'OVERLOADED',
 ] as const;
 
 /** A stable, machine-readable error code. */

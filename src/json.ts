@@ -13,12 +13,40 @@ export interface JsonProblem {
 }
 
 /**
+ * The deepest nesting of arrays and objects accepted in any JSON that crosses a trust boundary:
+ * tool arguments, tool results, a program's return value. The executor and the sandbox both read
+ * it from here, so a value that passes one is never refused by the other for its depth.
+ */
+export const MAX_JSON_DEPTH = 256;
+
+/**
+ * True when the JSON text `json` nests arrays and objects deeper than `max`. A linear scan of
+ * the text (strings skipped), cheaper than parsing, for checks made before a value is parsed.
+ */
+export function jsonTooDeep(json: string, max: number = MAX_JSON_DEPTH): boolean {
+  let depth = 0;
+  for (let i = 0; i < json.length; i++) {
+    const c = json.charCodeAt(i);
+    if (c === 0x22 /* " */) {
+      for (i++; i < json.length; i++) {
+        const d = json.charCodeAt(i);
+        if (d === 0x5c /* \ */) i++;
+        else if (d === 0x22) break;
+      }
+    } else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) depth--;
+  }
+  return false;
+}
+
+/**
  * Checks that `value` is plain JSON: null, booleans, finite numbers, strings, arrays and plain
  * objects (prototype `Object.prototype` or null) — no `undefined`, functions, symbols, BigInt,
  * non-finite numbers, cycles, sparse arrays, accessors or class instances.
  * @returns undefined when the value is plain JSON, otherwise the first problem found.
  */
-export function findJsonProblem(value: unknown, maxDepth = 256): JsonProblem | undefined {
+export function findJsonProblem(value: unknown, maxDepth = MAX_JSON_DEPTH): JsonProblem | undefined {
   const seen = new Set<object>();
   const visit = (v: unknown, path: string, depth: number): JsonProblem | undefined => {
     if (depth > maxDepth) return { path, problem: `nesting deeper than ${maxDepth}` };

@@ -17,6 +17,10 @@
  *   must never run on that run's time. The original constructor is not reachable (the global and
  *   `FinalizationRegistry.prototype.constructor` both lead to the wrapper); instances, `register`,
  *   `unregister`, subclassing and `instanceof` work as before.
+ * - `ArrayBuffer.prototype.resize`, `transfer` and `transferToFixedLength` are removed where the
+ *   engine has them: resizable buffers reserve and commit memory outside the allocator that
+ *   enforces the isolate's memory limit. (Sandbox worker processes also start V8 with
+ *   `--no-harmony-rab-gsab`; this is the same rule for an isolate in any process.)
  * A bare isolated-vm context has no timers, `fetch`, `process`, `require` or module loader
  * (dynamic `import()` rejects with "Not supported"); nothing here adds any.
  */
@@ -28,6 +32,9 @@ import {
   ReflectConstruct,
   TypeErrorCtor,
 } from './primordials.js';
+
+/** Methods deleted from `ArrayBuffer.prototype` when present: they grow memory outside the limit. */
+export const REMOVED_BUFFER_METHODS = ['resize', 'transfer', 'transferToFixedLength'] as const;
 
 /** Globals deleted from the context. */
 export const REMOVED_GLOBALS = ['WebAssembly', 'SharedArrayBuffer', 'Atomics', 'console'] as const;
@@ -100,6 +107,10 @@ export function lockdown(isRunOver: () => boolean): void {
   guardFinalizationRegistry(global, isRunOver);
   for (const name of REMOVED_GLOBALS) {
     if (!delete global[name]) throw new Error('lockdown: cannot remove ' + name);
+  }
+  const bufferPrototype = ArrayBuffer.prototype as unknown as Record<string, unknown>;
+  for (const name of REMOVED_BUFFER_METHODS) {
+    if (!delete bufferPrototype[name]) throw new Error('lockdown: cannot remove ' + name);
   }
 
   const prototypes: [string, object][] = [

@@ -1,22 +1,33 @@
 /**
- * The default code runner: transpile (oxc), type-check against the scope's SDK (native TypeScript),
- * run in a fresh isolated-vm context with limits, and route every binding call back to the executor.
+ * The default code runner: admission (a run slot of its scope), transpile (oxc) and run in a
+ * sandbox worker process, type-check against the scope's SDK (native TypeScript) in between, and
+ * route every binding call back to the executor. Every binding call is recorded once, as a
+ * {@link CallLine}; the progress events and the result's `calls` both come from that record.
  */
 import { performance } from 'node:perf_hooks';
 import {
   createNativeChecker,
   formatDiagnostics,
-  transpileProgram,
   type Diagnostic,
   type TypeChecker,
 } from '../compile/index.js';
-import { IsocodeError } from '../errors.js';
+import { IsocodeError, isIsocodeError } from '../errors.js';
 import {
-  SandboxPool,
+  DEFAULT_LIMITS,
+  resolveLimits,
   type RunOutcome,
   type SandboxLimits,
   type SandboxPoolOptions,
 } from '../sandbox/index.js';
+import type { WorkerPoolOptions } from '../sandbox/worker/supervisor.js';
+import { Admission, type AdmissionOptions, type AdmissionStats } from './admission.js';
+import {
+  inProcessHost,
+  workerHost,
+  type ProgramHost,
+  type ProgramHostStats,
+  type ProgramSlot,
+} from './program-host.js';
 import { renderLogs } from './render.js';
 import type {
   CallLine,
@@ -27,6 +38,7 @@ import type {
   RunFailureDetails,
   RunFailureKind,
   RunnerContext,
+  ScopeSdk,
 } from './types.js';
 
 /** How type errors are treated. */
@@ -38,8 +50,20 @@ export interface IsolateRunnerOptions {
   typecheck?: TypecheckMode | undefined;
   /** Sandbox limits of every run (memory, CPU, wall clock, output, calls). @default the sandbox defaults */
   limits?: Partial<SandboxLimits> | undefined;
-  /** Isolate pool options. @default a warm pool of 2 isolates */
+  /**
+   * Where programs run. `process`: in supervised sandbox worker processes — a program that
+   * crashes, pins or bloats its process fails only its own run. `in-process`: isolates in this
+   * process — no process start, but NOT crash-safe (a hostile program can end the process or
+   * grow it past any limit); for trusted programs only.
+   * @default "process"
+   */
+  sandbox?: 'process' | 'in-process' | undefined;
+  /** Sandbox worker processes (mode `process`). @default 8 workers of 256 MiB, 2 kept spare */
+  workers?: WorkerPoolOptions | undefined;
+  /** Isolate pool options (mode `in-process`). @default a warm pool of 2 isolates */
   pool?: SandboxPoolOptions | undefined;
+  /** Runs at once and waiting, overall and per scope. @default see {@link AdmissionOptions} */
+  admission?: AdmissionOptions | undefined;
   /** The type-checker. @default the native TypeScript 7 checker in its own process */
   checker?: TypeChecker | undefined;
   /** Per-scope limits layered over `limits` (for example a tenant with a smaller memory budget). */
@@ -48,6 +72,8 @@ export interface IsolateRunnerOptions {
 
 /** Stage timings of one run, in milliseconds. */
 export interface RunTimings {
+  /** Waiting for a run slot (admission) and a sandbox process. */
+  queueMs: number;
   transpileMs: number;
   typecheckMs: number;
   isolateMs: number;
@@ -59,9 +85,12 @@ export interface RunTimings {
 /** The isolate runner, with its counters. */
 export interface IsolateRunner extends CodeRunner {
   stats(): {
-    isolates: ReturnType<SandboxPool['stats']>;
+    sandbox: ProgramHostStats;
+    admission: AdmissionStats;
     checker: ReturnType<TypeChecker['stats']> | undefined;
   };
+  /** Process ids of the sandbox worker processes (mode `process`; empty otherwise). */
+  workerPids(): number[];
 }
 
 const toDiagnostic = (d: Diagnostic): ProgramDiagnostic => ({
@@ -90,11 +119,41 @@ function failure(
 export function createIsolateRunner(options: IsolateRunnerOptions = {}): IsolateRunner {
   const typecheck = options.typecheck ?? 'error';
   const checker = typecheck === 'off' ? undefined : (options.checker ?? createNativeChecker());
-  // Limits are validated once, here (INVALID_CONFIG), as the pool's defaults.
-  const pool = new SandboxPool({
-    ...options.pool,
-    defaultLimits: { ...options.pool?.defaultLimits, ...options.limits },
-  });
+  // Limits are validated once, here (INVALID_CONFIG), and per scope on first use.
+  const baseLimits = resolveLimits(DEFAULT_LIMITS, options.pool?.defaultLimits, options.limits);
+  for (const overrides of Object.values(options.scopeLimits ?? {})) resolveLimits(baseLimits, overrides);
+  const host: ProgramHost & { pids?: () => number[] } =
+    options.sandbox === 'in-process'
+      ? inProcessHost({ ...options.pool, defaultLimits: baseLimits }, 8)
+      : workerHost(options.workers ?? {}, baseLimits);
+  const admission = new Admission(options.admission ?? {}, host.capacity);
+  const limitsOf = (scope: string): SandboxLimits =>
+    resolveLimits(baseLimits, options.scopeLimits?.[scope]);
+
+  /** A run slot of `scope` and a sandbox slot, or the failure that refused them. */
+  async function claim(scope: string, signal: AbortSignal | undefined): Promise<{ slot: ProgramSlot; done: () => void }> {
+    let leave: () => void;
+    try {
+      leave = await admission.acquire(scope, signal);
+    } catch (error) {
+      if (isIsocodeError(error) && error.code === 'ABORTED')
+        throw failure('aborted', 'the run was aborted while waiting for a slot', { logs: [], calls: [] });
+      throw error;
+    }
+    try {
+      const slot = await host.slot(scope);
+      return {
+        slot,
+        done: () => {
+          slot.release();
+          leave();
+        },
+      };
+    } catch (error) {
+      leave();
+      throw error;
+    }
+  }
 
   async function run(
     program: { code: string },
@@ -103,133 +162,127 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
     const t0 = performance.now();
     const logs: LogLine[] = [];
     const calls: CallLine[] = [];
-    const transpiled = transpileProgram(program.code);
-    const t1 = performance.now();
-    if (!transpiled.ok) {
-      throw failure(
-        'syntax',
-        `the program does not parse:\n${formatDiagnostics(transpiled.diagnostics)}`,
-        {
-          logs,
-          calls,
-          diagnostics: transpiled.diagnostics.map(toDiagnostic),
-        },
-      );
-    }
-    const sdk = ctx.sdk();
-    let typecheckMs = 0;
-    if (checker) {
-      let diagnostics: Diagnostic[];
-      try {
-        diagnostics = await checker.check(program.code, sdk, { signal: ctx.signal });
-      } catch (err) {
-        if (ctx.signal.aborted)
-          throw failure('aborted', 'the run was aborted during type-checking', { logs, calls });
-        throw failure(
-          'internal',
-          `the type-checker failed: ${err instanceof Error ? err.message : String(err)}`,
-          { logs, calls },
-        );
-      }
-      typecheckMs = performance.now() - t1;
-      const errors = diagnostics.filter((d) => d.category === 'error');
-      ctx.emit({
-        type: 'typecheck',
-        ok: errors.length === 0,
-        ms: typecheckMs,
-        diagnostics: diagnostics.length,
-      });
-      if (errors.length > 0 && typecheck === 'error') {
-        const kind = errors.some((d) => d.kind === 'syntax') ? 'syntax' : 'typecheck';
-        throw failure(
-          kind,
-          `the program does not type-check against the SDK; fix these and run it again:\n${formatDiagnostics(diagnostics)}`,
-          {
-            logs,
-            calls,
-            diagnostics: diagnostics.map(toDiagnostic),
-          },
-        );
-      }
-      if (diagnostics.length > 0) {
-        const line: LogLine = {
-          level: 'warn',
-          text: `[typecheck] ${formatDiagnostics(diagnostics)}`,
-        };
-        logs.push(line);
-        ctx.emit({ type: 'log', ...line });
-      }
-    }
-    const t2 = performance.now();
-    let outcome: RunOutcome;
+    const limits = limitsOf(ctx.scope);
+    const { slot, done } = await claim(ctx.scope, ctx.signal);
     try {
-      outcome = await pool.run({
-        js: transpiled.js,
-        mapPosition: (line, column) => transpiled.mapPosition(line, column),
+      const tq = performance.now();
+      const transpiled = await slot.transpile(program.code);
+      const t1 = performance.now();
+      if (!transpiled.ok) {
+        if ('crashed' in transpiled) throw failure('crashed', transpiled.crashed, { logs, calls });
+        throw failure(
+          'syntax',
+          `the program does not parse:\n${formatDiagnostics(transpiled.diagnostics)}`,
+          { logs, calls, diagnostics: transpiled.diagnostics.map(toDiagnostic) },
+        );
+      }
+      const sdk = ctx.sdk();
+      const typecheckMs = checker ? await typeCheck(program.code, sdk, ctx, logs, calls) : 0;
+      const t2 = performance.now();
+      const outcome: RunOutcome = await slot.run({
         bindings: sdk.bindings,
-        limits: options.scopeLimits?.[ctx.scope],
+        limits,
         signal: ctx.signal,
         dispatch: async (tool, args, signal) => {
           const started = performance.now();
+          ctx.emit({ type: 'call-start', name: tool });
           const r = await ctx.dispatch(tool, args, signal);
-          const durationMs = performance.now() - started;
-          calls.push(
-            r.ok
-              ? { name: tool, ok: true, durationMs }
-              : { name: tool, ok: false, code: r.error.code, durationMs },
-          );
+          const line: CallLine = r.ok
+            ? { name: tool, ok: true, durationMs: performance.now() - started }
+            : { name: tool, ok: false, code: r.error.code, durationMs: performance.now() - started };
+          calls.push(line);
+          ctx.emit({ type: 'call-end', name: tool, ok: line.ok, code: line.code, durationMs: line.durationMs });
           return r.ok
             ? { ok: true, value: r.value }
             : { ok: false, code: r.error.code, message: r.error.message };
         },
         onLog: (entry) => ctx.emit({ type: 'log', level: entry.level, text: entry.text }),
-        onCall: (e) =>
-          e.phase === 'start'
-            ? ctx.emit({ type: 'call-start', name: e.tool })
-            : ctx.emit({
-                type: 'call-end',
-                name: e.tool,
-                ok: e.ok,
-                code: e.ok ? undefined : (e.code as never),
-                durationMs: e.durationMs,
-              }),
       });
+      logs.push(...outcome.logs);
+      const timings: RunTimings = {
+        queueMs: tq - t0,
+        transpileMs: t1 - tq,
+        typecheckMs,
+        isolateMs: outcome.stats.isolateMs,
+        runMs: performance.now() - t2 - outcome.stats.isolateMs,
+        cpuMs: outcome.stats.cpuMs,
+        totalMs: performance.now() - t0,
+      };
+      if (!outcome.ok) {
+        const where =
+          outcome.line !== undefined
+            ? ` (program line ${outcome.line}${outcome.column !== undefined ? `, column ${outcome.column}` : ''})`
+            : '';
+        const details: Omit<RunFailureDetails, 'kind'> = { logs, calls };
+        if (outcome.line !== undefined) details.line = outcome.line;
+        if (outcome.column !== undefined) details.column = outcome.column;
+        throw failure(outcome.kind, `${outcome.message}${where}`, details);
+      }
+      return { result: outcome.result, logs, calls, timings };
+    } finally {
+      done();
+    }
+  }
+
+  /** Type-checks; throws the run's failure for type errors in mode `error`. Returns the time taken. */
+  async function typeCheck(
+    code: string,
+    sdk: ScopeSdk,
+    ctx: RunnerContext,
+    logs: LogLine[],
+    calls: CallLine[],
+  ): Promise<number> {
+    if (!checker) return 0;
+    const t = performance.now();
+    let diagnostics: Diagnostic[];
+    try {
+      diagnostics = await checker.check(code, sdk, { signal: ctx.signal });
     } catch (err) {
+      if (ctx.signal.aborted)
+        throw failure('aborted', 'the run was aborted during type-checking', { logs, calls });
       throw failure(
         'internal',
-        `the sandbox could not run the program: ${err instanceof Error ? err.message : String(err)}`,
+        `the type-checker failed: ${err instanceof Error ? err.message : String(err)}`,
         { logs, calls },
       );
     }
-    logs.push(...outcome.logs);
-    const timings: RunTimings = {
-      transpileMs: t1 - t0,
-      typecheckMs,
-      isolateMs: outcome.stats.isolateMs,
-      runMs: performance.now() - t2 - outcome.stats.isolateMs,
-      cpuMs: outcome.stats.cpuMs,
-      totalMs: performance.now() - t0,
-    };
-    if (!outcome.ok) {
-      const where =
-        outcome.line !== undefined
-          ? ` (program line ${outcome.line}${outcome.column !== undefined ? `, column ${outcome.column}` : ''})`
-          : '';
-      const details: Omit<RunFailureDetails, 'kind'> = { logs, calls };
-      if (outcome.line !== undefined) details.line = outcome.line;
-      if (outcome.column !== undefined) details.column = outcome.column;
-      throw failure(outcome.kind, `${outcome.message}${where}`, details);
+    const ms = performance.now() - t;
+    const errors = diagnostics.filter((d) => d.category === 'error');
+    ctx.emit({ type: 'typecheck', ok: errors.length === 0, ms, diagnostics: diagnostics.length });
+    if (errors.length > 0 && typecheck === 'error') {
+      const kind = errors.some((d) => d.kind === 'syntax') ? 'syntax' : 'typecheck';
+      throw failure(
+        kind,
+        `the program does not type-check against the SDK; fix these and run it again:\n${formatDiagnostics(diagnostics)}`,
+        { logs, calls, diagnostics: diagnostics.map(toDiagnostic) },
+      );
     }
-    return { result: outcome.result, logs, calls, timings };
+    if (diagnostics.length > 0) {
+      const line: LogLine = { level: 'warn', text: `[typecheck] ${formatDiagnostics(diagnostics)}` };
+      logs.push(line);
+      ctx.emit({ type: 'log', ...line });
+    }
+    return ms;
   }
 
   async function check(
     code: string,
     sdk: { text: string; hash: string },
     signal?: AbortSignal,
+    scope = '',
   ): Promise<ProgramDiagnostic[]> {
-    const transpiled = transpileProgram(code);
-    if (!transpiled.ok) return transpiled.diagnostics.map(toDiagnostic);
+    const { slot, done } = await claim(scope, signal);
+    let transpiled;
+    try {
+      transpiled = await slot.transpile(code);
+    } finally {
+      done();
+    }
+    if (!transpiled.ok) {
+      if ('crashed' in transpiled)
+        return [{ kind: 'syntax', code: 0, message: transpiled.crashed, line: 0, column: 0 }];
+      return transpiled.diagnostics.map(toDiagnostic);
+    }
     const active = checker ?? createNativeChecker();
     try {
       return (await active.check(code, sdk, signal ? { signal } : {})).map(toDiagnostic);
@@ -243,14 +296,15 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
     check,
     async warmup(sdks = []) {
       await Promise.all([
-        pool.warmup(),
+        host.warmup(),
         checker?.warmup(),
         ...(checker ? sdks.map((sdk) => checker.warmup(sdk)) : []),
       ]);
     },
     async close() {
-      await Promise.allSettled([pool.close(), checker?.close()]);
+      await Promise.allSettled([host.close(), checker?.close()]);
     },
-    stats: () => ({ isolates: pool.stats(), checker: checker?.stats() }),
+    stats: () => ({ sandbox: host.stats(), admission: admission.stats(), checker: checker?.stats() }),
+    workerPids: () => host.pids?.() ?? [],
   };
 }

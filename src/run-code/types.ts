@@ -37,6 +37,7 @@ export type RunFailureKind =
   | 'output-limit'
   | 'invalid-output'
   | 'aborted'
+  | 'crashed'
   | 'internal';
 
 /** A type or syntax diagnostic in the program's own coordinates. */

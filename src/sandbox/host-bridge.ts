@@ -7,7 +7,8 @@
  * dispatching them, and {@link HostBridge.settled} waits for every started dispatch.
  */
 import { setMaxListeners } from 'node:events';
-import type { JsonValue } from '../json.js';
+import PQueue from 'p-queue';
+import { jsonTooDeep, MAX_JSON_DEPTH, type JsonValue } from '../json.js';
 import { REPLY } from '../../sdk-templates/isolate/protocol.js';
 import type { CallEvent, Dispatch, DispatchResult, SandboxLimits } from './types.js';
 
@@ -22,7 +23,12 @@ export interface HostBridgeOptions {
   dispatch: Dispatch;
   limits: Pick<
     SandboxLimits,
-    'maxCalls' | 'maxArgBytes' | 'maxBindingResultBytes' | 'maxCallsInFlight'
+    | 'maxCalls'
+    | 'maxArgBytes'
+    | 'maxBindingResultBytes'
+    | 'maxCallsInFlight'
+    | 'maxQueuedCalls'
+    | 'maxQueuedBytes'
   >;
   onCall?: ((event: CallEvent) => void) | undefined;
 }
@@ -42,13 +48,20 @@ export class HostBridge {
   private ended = false;
   private accepted = 0;
   private dispatchedCount = 0;
-  private inFlight = 0;
-  private readonly waiters: ((granted: boolean) => void)[] = [];
+  private queuedBytes = 0;
+  /** Calls in flight (`maxCallsInFlight` at once) and waiting for a slot, in arrival order. */
+  private readonly queue: PQueue;
+  /** Aborted when the run ends: waiting calls are refused. */
+  private readonly ending = new AbortController();
   private readonly started = new Set<Promise<unknown>>();
   /** Made at the first dispatch: a run without calls needs no signal. */
   private controller: AbortController | undefined;
 
-  constructor(private readonly options: HostBridgeOptions) {}
+  constructor(private readonly options: HostBridgeOptions) {
+    this.queue = new PQueue({ concurrency: options.limits.maxCallsInFlight });
+    // Every waiting call listens on it: many at once is expected, not a leak.
+    setMaxListeners(0, this.ending.signal);
+  }
 
   /** Binding calls that reached `dispatch`. */
   get dispatched(): number {
@@ -89,26 +102,64 @@ export class HostBridge {
         `the arguments of ${tool} exceed ${limits.maxArgBytes} bytes`,
       );
     }
+    if (jsonTooDeep(argsJson)) {
+      return failure(
+        'INVALID_ARGS',
+        `the arguments of ${tool} nest arrays and objects more than ${MAX_JSON_DEPTH} levels deep`,
+      );
+    }
+    // A call waiting for a slot holds only its JSON text, within the run's queue budget; it is
+    // parsed once it has its slot. The queue refuses waiting calls once the run has ended.
+    const waits = this.queue.pending >= this.queue.concurrency;
+    if (
+      waits &&
+      (this.queue.size >= limits.maxQueuedCalls ||
+        this.queuedBytes + argsJson.length > limits.maxQueuedBytes)
+    ) {
+      return failure(
+        'LIMIT_EXCEEDED',
+        `too many tool calls waiting at once (limits: ${limits.maxQueuedCalls} calls, ${limits.maxQueuedBytes} bytes of arguments); await some before starting more`,
+      );
+    }
+    if (waits) this.queuedBytes += argsJson.length;
+    let started = false;
+    try {
+      return await this.queue.add(
+        () => {
+          started = true;
+          if (waits) this.queuedBytes -= argsJson.length;
+          return this.dispatchOne(tool, argsJson);
+        },
+        { signal: this.ending.signal },
+      );
+    } catch {
+      if (!started && waits) this.queuedBytes -= argsJson.length;
+      return started
+        ? failure('ABORTED', 'the program has already finished')
+        : failure('ABORTED_BEFORE_DISPATCH', `the program finished before ${tool} could start`);
+    }
+  }
+
+  /** Runs one call that has its slot. */
+  private async dispatchOne(tool: string, argsJson: string): Promise<string> {
+    if (this.ended)
+      return failure('ABORTED_BEFORE_DISPATCH', `the program finished before ${tool} could start`);
     let args: JsonValue;
     try {
       args = JSON.parse(argsJson) as JsonValue;
     } catch {
       return failure('INVALID_ARGS', `the arguments of ${tool} are not JSON`);
     }
-    if (!(await this.acquireSlot())) {
-      return failure('ABORTED_BEFORE_DISPATCH', `the program finished before ${tool} could start`);
-    }
     const seq = ++this.dispatchedCount;
     const startedAt = performance.now();
     this.emit({ phase: 'start', tool, seq });
-    let result: DispatchResult | undefined;
     const pending = this.callDispatch(tool, args);
     this.started.add(pending);
+    let result: DispatchResult | undefined;
     try {
       result = await pending;
     } finally {
       this.started.delete(pending);
-      this.releaseSlot();
     }
     const { reply, code } = this.encode(tool, result);
     this.emit({
@@ -168,27 +219,6 @@ export class HostBridge {
     return { reply: REPLY.value + json, code: undefined };
   }
 
-  private acquireSlot(): Promise<boolean> | boolean {
-    if (this.ended) return false;
-    if (this.inFlight < this.options.limits.maxCallsInFlight) {
-      this.inFlight++;
-      return true;
-    }
-    return new Promise<boolean>((resolve) => this.waiters.push(resolve));
-  }
-
-  private releaseSlot(): void {
-    this.inFlight--;
-    const next = this.waiters.shift();
-    if (next === undefined) return;
-    if (this.ended) {
-      next(false);
-      return;
-    }
-    this.inFlight++;
-    next(true);
-  }
-
   private emit(event: CallEvent): void {
     try {
       this.options.onCall?.(event);
@@ -202,7 +232,7 @@ export class HostBridge {
     if (this.ended) return;
     this.ended = true;
     this.controller?.abort(RUN_ENDED);
-    for (const waiter of this.waiters.splice(0)) waiter(false);
+    this.ending.abort(RUN_ENDED);
   }
 
   /** Resolves once every started dispatch has settled. */

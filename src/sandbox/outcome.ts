@@ -2,7 +2,7 @@
  * Turns what the isolate's runner reported (one tagged string, see `OUTCOME`) into a result or a
  * failure, and finds the program's position in an exception's stack.
  */
-import type { JsonValue } from '../json.js';
+import { jsonTooDeep, MAX_JSON_DEPTH, type JsonValue } from '../json.js';
 import {
   OUTCOME,
   OUTCOME_SEPARATOR,
@@ -89,6 +89,12 @@ export function decodeOutcome(
     case OUTCOME.result: {
       const bytes = Buffer.byteLength(payload);
       if (bytes > maxResultBytes) return tooLarge(`${bytes} bytes`, maxResultBytes);
+      if (jsonTooDeep(payload))
+        return {
+          ok: false,
+          kind: 'invalid-output',
+          message: `the returned value nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`,
+        };
       try {
         return { ok: true, result: JSON.parse(payload) as JsonValue };
       } catch {

@@ -139,7 +139,7 @@ export class SandboxPool {
     const startedAt = performance.now();
     let isolate: SandboxIsolate;
     try {
-      isolate = await this.acquire(limits.memoryMb, bindings.treeJson);
+      isolate = await this.acquire(limits.memoryMb, bindings.treeJson, request.partition ?? '');
     } catch {
       return failed('internal', 'sandbox failure: could not create an isolate');
     }
@@ -230,19 +230,24 @@ export class SandboxPool {
   }
 
   /**
-   * An isolate with a context prepared for a run with the tools `tree`: preferably one whose
-   * context has that scope installed already, else one with none installed, else one whose context
-   * is replaced now (another scope cannot be removed).
+   * An isolate with a context prepared for a run of `partition` with the tools `tree`: preferably
+   * one of that partition whose context has that scope installed already, else one with none
+   * installed, else one whose context is replaced now (another scope cannot be removed). An isolate
+   * that served another partition is never taken.
    */
-  private async acquire(memoryMb: number, tree: string): Promise<SandboxIsolate> {
+  private async acquire(memoryMb: number, tree: string, partition: string): Promise<SandboxIsolate> {
     if (memoryMb === this.limits.memoryMb) {
       this.lastTree = tree;
-      let isolate = this.takeWarm(tree);
+      let isolate = this.takeWarm(tree, partition);
       // A creation or renewal is under way: take its isolate rather than creating one more.
       if (isolate === undefined && this.preparing.size > this.takers.length) {
         isolate = await new Promise<SandboxIsolate | undefined>((resolve) =>
           this.takers.push(resolve),
         );
+        if (isolate !== undefined && isolate.owner !== undefined && isolate.owner !== partition) {
+          this.handOut(isolate);
+          isolate = undefined;
+        }
       }
       if (isolate !== undefined) {
         const installed = isolate.preparedTree;
@@ -258,8 +263,8 @@ export class SandboxPool {
     return this.createIsolate(memoryMb);
   }
 
-  /** Removes and returns the best warm isolate for `tree` (most recently used first). */
-  private takeWarm(tree: string): SandboxIsolate | undefined {
+  /** Removes and returns the best warm isolate of `partition` for `tree` (most recently used first). */
+  private takeWarm(tree: string, partition: string): SandboxIsolate | undefined {
     for (let i = this.warm.length - 1; i >= 0; i--) {
       const isolate = this.warm[i];
       if (isolate !== undefined && !isolate.ready) {
@@ -267,14 +272,22 @@ export class SandboxPool {
         isolate.dispose();
       }
     }
-    // 2: the scope of `tree` installed; 1: none installed; 0: another one.
+    // Another partition's isolate: never (-1). Else 2: the scope of `tree` installed; 1: none
+    // installed; 0: another one.
     const rank = (isolate: SandboxIsolate): number =>
-      isolate.preparedTree === tree ? 2 : isolate.preparedTree === undefined ? 1 : 0;
+      isolate.owner !== undefined && isolate.owner !== partition
+        ? -1
+        : isolate.preparedTree === tree
+          ? 2
+          : isolate.preparedTree === undefined
+            ? 1
+            : 0;
     let pick = -1;
     for (let i = this.warm.length - 1; i >= 0; i--) {
       const isolate = this.warm[i];
       const best = pick < 0 ? undefined : this.warm[pick];
-      if (isolate !== undefined && (best === undefined || rank(isolate) > rank(best))) pick = i;
+      if (isolate === undefined || rank(isolate) < 0) continue;
+      if (best === undefined || rank(isolate) > rank(best)) pick = i;
     }
     return pick < 0 ? undefined : this.warm.splice(pick, 1)[0];
   }
@@ -347,8 +360,13 @@ export class SandboxPool {
       isolate.dispose();
       taker?.(undefined);
     } else if (taker !== undefined) taker(isolate);
-    else if (this.warm.length < this.maxIdle) this.warm.push(isolate);
-    else isolate.dispose();
+    else if (this.maxIdle === 0) isolate.dispose();
+    else {
+      // Full: the least recently used idle isolate makes room (it may belong to a partition that
+      // no longer runs here).
+      if (this.warm.length >= this.maxIdle) this.warm.shift()?.dispose();
+      this.warm.push(isolate);
+    }
   }
 
   private track(pending: Promise<void>): void {

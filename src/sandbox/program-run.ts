@@ -105,7 +105,7 @@ export class ProgramRun {
     private readonly isolate: SandboxIsolate,
     private readonly options: ProgramRunOptions,
   ) {
-    this.prepared = isolate.take(options.bindings.treeJson);
+    this.prepared = isolate.take(options.bindings.treeJson, options.request.partition ?? '');
     this.done = this.execute();
   }
 

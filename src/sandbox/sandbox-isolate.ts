@@ -64,6 +64,18 @@ export interface PreparedContext {
   tree: string | undefined;
 }
 
+/**
+ * Called by isolated-vm instead of `abort()` when V8 loses control of an isolate (a last-resort
+ * out-of-memory, for example). Only a sandbox worker process installs one: it reports the failure
+ * to its supervisor and ends itself. Without one, isolated-vm aborts the process.
+ */
+let catastrophicHandler: ((message: string) => void) | undefined;
+
+/** Installs the process-wide handler of isolates that V8 lost control of (see above). */
+export function setCatastrophicErrorHandler(handler: (message: string) => void): void {
+  catastrophicHandler = handler;
+}
+
 /** V8's code cache of the bootstrap script, produced by the first isolate of the process. */
 let codeCache: ivm.ExternalCopy<ArrayBuffer> | undefined;
 
@@ -74,6 +86,7 @@ export class SandboxIsolate {
   private runCount = 0;
   private lastHeapBytes: number | undefined;
   private lastTree: string | undefined;
+  private ownerKey: string | undefined;
 
   private constructor(
     /** The isolate. */
@@ -95,7 +108,10 @@ export class SandboxIsolate {
     tree?: string,
   ): Promise<SandboxIsolate> {
     const source = await loadBootstrapScript();
-    const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
+    const isolate = new ivm.Isolate({
+      memoryLimit: memoryMb,
+      ...(catastrophicHandler === undefined ? {} : { onCatastrophicError: catastrophicHandler }),
+    });
     try {
       // Synchronous: a fresh isolate is idle, and compiling from the code cache is ~0.1 ms.
       const cache = codeCache;
@@ -130,6 +146,11 @@ export class SandboxIsolate {
   /** True while a prepared context waits for a run. */
   get ready(): boolean {
     return this.prepared !== undefined && !this.disposed;
+  }
+
+  /** The partition this isolate serves, once it has served a run; undefined before its first run. */
+  get owner(): string | undefined {
+    return this.ownerKey;
   }
 
   /** JSON of the tools tree installed in the prepared context, if any. */
@@ -182,12 +203,17 @@ export class SandboxIsolate {
 
   /**
    * Hands the prepared context to a run (which releases it), with the scope of `tree` installed
-   * (now, if the context has none yet); counts the run.
-   * @throws when no context is prepared, or another scope is installed in it
+   * (now, if the context has none yet); counts the run. The isolate belongs to `partition` from
+   * its first run on.
+   * @throws when no context is prepared, another scope is installed in it, or the isolate belongs
+   * to another partition
    */
-  take(tree: string): PreparedContext {
+  take(tree: string, partition: string): PreparedContext {
     const prepared = this.prepared;
     if (prepared === undefined) throw new Error('no prepared context');
+    if (this.ownerKey !== undefined && this.ownerKey !== partition)
+      throw new Error('the isolate belongs to another partition');
+    this.ownerKey = partition;
     if (prepared.tree !== undefined && prepared.tree !== tree)
       throw new Error('the prepared context has other tools installed');
     this.prepared = undefined;

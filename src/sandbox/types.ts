@@ -52,11 +52,26 @@ export interface SandboxLimits {
    */
   maxCalls: number;
   /**
-   * Host dispatches in flight at once for one run; further calls wait host-side for a slot (their
-   * number is bounded by `maxCalls`) and are rejected without dispatching if the run ends first.
-   * @default 32
+   * Binding calls of one run in flight to the host at once; further calls wait in the sandbox for
+   * a slot (see `maxQueuedCalls`) and are rejected without dispatching if the run ends first. The
+   * default equals the executor's `maxParallelSubCalls`: the sandbox bounds what crosses to the
+   * host, the executor's scheduler orders it (exclusive and concurrency-safe tools).
+   * @default 10
    */
   maxCallsInFlight: number;
+  /**
+   * Binding calls of one run waiting for an in-flight slot; one more rejects in the program with
+   * `LIMIT_EXCEEDED` (not dispatched). Waiting calls are held as JSON text in the sandbox, never
+   * parsed or sent to the host before they have a slot.
+   * @default 256
+   */
+  maxQueuedCalls: number;
+  /**
+   * UTF-16 code units of the JSON arguments of one run's waiting calls together; a call that would
+   * go over rejects with `LIMIT_EXCEEDED`.
+   * @default 8388608 (8 Mi)
+   */
+  maxQueuedBytes: number;
 }
 
 /** The defaults of {@link SandboxLimits}. */
@@ -69,7 +84,9 @@ export const DEFAULT_LIMITS: Readonly<SandboxLimits> = Object.freeze({
   maxArgBytes: 1024 * 1024,
   maxBindingResultBytes: 4 * 1024 * 1024,
   maxCalls: 1_000,
-  maxCallsInFlight: 32,
+  maxCallsInFlight: 10,
+  maxQueuedCalls: 256,
+  maxQueuedBytes: 8 * 1024 * 1024,
 });
 
 /** A binding: `tools.a.b` in the program ↔ tool `"a.b"` (the mapping comes from the SDK generator). */
@@ -128,6 +145,13 @@ export interface RunRequest {
   limits?: Partial<SandboxLimits> | undefined;
   /** Aborting it ends the run → kind `aborted`. */
   signal?: AbortSignal | undefined;
+  /**
+   * Isolates serve runs of one partition only (the runtime passes the scope): an isolate that ran
+   * a program of one partition is never handed to another, so nothing a program leaves in an
+   * isolate (the `Symbol.for` registry, caches, timing of shared state) reaches another tenant.
+   * Runs without a partition share one. @default undefined
+   */
+  partition?: string | undefined;
   /** Called for each kept console entry, in order, as it arrives. Exceptions are ignored. */
   onLog?: ((entry: LogEntry) => void) | undefined;
   /** Called when a binding dispatch starts and ends. Exceptions are ignored. */
@@ -142,7 +166,14 @@ export interface RunRequest {
 
 /** Why a run failed. */
 export type FailureKind =
-  'exception' | 'timeout' | 'memory' | 'output-limit' | 'invalid-output' | 'aborted' | 'internal';
+  | 'exception'
+  | 'timeout'
+  | 'memory'
+  | 'output-limit'
+  | 'invalid-output'
+  | 'aborted'
+  | 'crashed'
+  | 'internal';
 
 /** Measurements of one run. */
 export interface RunStats {

@@ -3,6 +3,7 @@
  * latency histograms and isolates alive. Series carry no tool or scope names, so `/metrics` shows
  * nothing about any tenant's catalog.
  */
+import type { WorkerPoolStats } from '../sandbox/worker/supervisor.js';
 import { RUN_CODE, type ExecutorEvent, type Runtime, type ToolResult } from '../index.js';
 import { Counter, Gauge, Histogram, MetricsRegistry } from './prometheus.js';
 
@@ -73,18 +74,58 @@ export function createServiceMetrics(runtime: Runtime, inFlight: () => number): 
       () => stats().liveRuns,
     ),
   );
+  const runner = (): ReturnType<Runtime['stats']>['runner'] => stats().runner;
+  const workers = (): WorkerPoolStats | undefined => runner()?.sandbox.workers;
   registry.add(
     new Gauge(
       'isocode_isolates_alive',
-      'V8 isolates alive (warm and running).',
-      () => stats().runner?.isolates.alive ?? 0,
+      'V8 isolates alive in this process (in-process sandbox only; see isocode_sandbox_workers).',
+      () => runner()?.sandbox.isolates?.alive ?? 0,
     ),
   );
   registry.add(
     new Gauge(
-      'isocode_isolates_running',
-      'V8 isolates running a program.',
-      () => stats().runner?.isolates.running ?? 0,
+      'isocode_sandbox_workers',
+      'Sandbox worker processes alive (idle, starting or serving a run).',
+      () => workers()?.workers ?? 0,
+    ),
+  );
+  registry.add(
+    new Gauge(
+      'isocode_sandbox_workers_busy',
+      'Sandbox worker processes serving a run.',
+      () => workers()?.busy ?? 0,
+    ),
+  );
+  registry.add(
+    new Gauge(
+      'isocode_sandbox_rss_bytes',
+      'Resident memory of all sandbox worker processes at the last poll.',
+      () => workers()?.rssBytes ?? 0,
+    ),
+  );
+  registry.add(
+    new Gauge(
+      'isocode_sandbox_worker_restarts',
+      'Sandbox worker processes that crashed or were killed (memory, CPU, wall clock, idle burn, retired after an unclean run) since start.',
+      () => {
+        const w = workers();
+        return w === undefined ? 0 : w.crashed + Object.values(w.killed).reduce((a, b) => a + b, 0);
+      },
+    ),
+  );
+  registry.add(
+    new Gauge(
+      'isocode_runs_queued',
+      'Programs waiting for a run slot (admission control).',
+      () => runner()?.admission.queued ?? 0,
+    ),
+  );
+  registry.add(
+    new Gauge(
+      'isocode_runs_rejected',
+      'Programs refused with OVERLOADED since start (a counter; exposed as a gauge of the total).',
+      () => runner()?.admission.rejected ?? 0,
     ),
   );
 

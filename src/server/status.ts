@@ -38,6 +38,7 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
   PAYLOAD_TOO_LARGE: 413,
   NOT_FOUND: 404,
   SHUTTING_DOWN: 503,
+  OVERLOADED: 429,
 });
 
 /** The HTTP status of an error code (500 for anything unknown). */

@@ -1,0 +1,131 @@
+/**
+ * Where programs are transpiled and run. The default host is a pool of sandbox worker processes
+ * (src/sandbox/worker): a program that crashes, pins or bloats its process costs that process, not
+ * the host. The in-process host runs isolates in this process: faster to start, and not crash-safe
+ * (a hostile program can end the process; decision record 016) — for trusted programs only.
+ * A slot is one run's claim on a host: transpile, then run what was transpiled, then release.
+ */
+import { transpileGuarded } from '../compile/guarded-transpile.js';
+import type { Diagnostic, TranspileResult } from '../compile/types.js';
+import { SandboxPool, type SandboxPoolOptions } from '../sandbox/index.js';
+import type { RunOutcome, RunRequest, SandboxLimits } from '../sandbox/types.js';
+import { WorkerPool, type WorkerPoolOptions, type WorkerPoolStats } from '../sandbox/worker/supervisor.js';
+import type { SandboxPoolStats } from '../sandbox/pool-options.js';
+
+/** What a transpile says: fine, the program's syntax errors, or the process that tried died. */
+export type TranspileVerdict =
+  | { ok: true }
+  | { ok: false; diagnostics: Diagnostic[] }
+  | { ok: false; crashed: string };
+
+/** One run's claim on a program host. */
+export interface ProgramSlot {
+  /** Transpiles `code` where it will run. */
+  transpile(code: string): Promise<TranspileVerdict>;
+  /** Runs the program of the last successful {@link transpile}. Never rejects. */
+  run(request: Omit<RunRequest, 'js' | 'mapPosition'> & { limits: SandboxLimits }): Promise<RunOutcome>;
+  /** Gives the slot back (idempotent). */
+  release(): void;
+}
+
+/** Counters of a program host. */
+export interface ProgramHostStats {
+  mode: 'process' | 'in-process';
+  isolates?: SandboxPoolStats | undefined;
+  workers?: WorkerPoolStats | undefined;
+}
+
+/** Runs programs. */
+export interface ProgramHost {
+  /** Programs this host runs at once at most (admission control's default). */
+  readonly capacity: number;
+  slot(partition: string): Promise<ProgramSlot>;
+  warmup(): Promise<void>;
+  close(): Promise<void>;
+  stats(): ProgramHostStats;
+}
+
+/** The default: sandbox worker processes. */
+export function workerHost(options: WorkerPoolOptions, limits: SandboxLimits): ProgramHost & { pids(): number[] } {
+  const pool = new WorkerPool(options, limits);
+  return {
+    capacity: pool.maxWorkers,
+    async slot(partition) {
+      const worker = await pool.lease(partition);
+      let program: number | undefined;
+      let released = false;
+      let lastOutcome: RunOutcome | undefined;
+      return {
+        async transpile(code) {
+          program = undefined;
+          const reply = await worker.transpile(code);
+          if (reply === undefined)
+            return {
+              ok: false,
+              crashed:
+                'the sandbox process crashed while transpiling the program (very deeply nested code can do that: flatten it)',
+            };
+          if (!reply.verdict.ok) return { ok: false, diagnostics: reply.verdict.diagnostics };
+          program = reply.program;
+          return { ok: true };
+        },
+        async run(request) {
+          if (program === undefined) throw new Error('no transpiled program');
+          const outcome = await worker.run(program, {
+            bindings: request.bindings,
+            limits: request.limits,
+            partition,
+            dispatch: request.dispatch,
+            signal: request.signal,
+            onLog: request.onLog,
+          });
+          lastOutcome = outcome;
+          return outcome;
+        },
+        release() {
+          if (released) return;
+          released = true;
+          pool.release(worker, lastOutcome);
+        },
+      };
+    },
+    warmup: () => pool.warmup(),
+    close: () => pool.close(),
+    stats: () => ({ mode: 'process', workers: pool.stats() }),
+    pids: () => pool.pids(),
+  };
+}
+
+/** Isolates in this process. Not crash-safe: for trusted programs only. */
+export function inProcessHost(options: SandboxPoolOptions, capacity: number): ProgramHost {
+  const pool = new SandboxPool(options);
+  return {
+    capacity,
+    // eslint-disable-next-line @typescript-eslint/require-await
+    async slot(partition) {
+      let program: (TranspileResult & { ok: true }) | undefined;
+      return {
+        // eslint-disable-next-line @typescript-eslint/require-await
+        async transpile(code) {
+          const result = transpileGuarded(code);
+          program = result.ok ? result : undefined;
+          return result.ok ? { ok: true } : { ok: false, diagnostics: result.diagnostics };
+        },
+        run(request) {
+          const current = program;
+          if (current === undefined) throw new Error('no transpiled program');
+          return pool.run({
+            ...request,
+            js: current.js,
+            mapPosition: (line, column) => current.mapPosition(line, column),
+            partition,
+          });
+        },
+        release() {},
+      };
+    },
+    warmup: () => pool.warmup(),
+    close: () => pool.close(),
+    stats: () => ({ mode: 'in-process', isolates: pool.stats() }),
+  };
+}

@@ -1,0 +1,388 @@
+/**
+ * The host's handle of one sandbox worker process: sends it programs, answers its binding calls
+ * through the run's `dispatch`, and turns every way the process can end — a clean outcome, a crash,
+ * a kill by the supervisor — into exactly one {@link RunOutcome}. Nothing the worker sends is
+ * trusted: messages are shape-checked, calls in flight and log bytes are bounded per run, and a
+ * worker that breaks those bounds is killed.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { setMaxListeners } from 'node:events';
+import type { JsonValue } from '../../json.js';
+import type {
+  Dispatch,
+  DispatchResult,
+  FailureKind,
+  LogEntry,
+  RunOutcome,
+  SandboxBinding,
+  SandboxLimits,
+} from '../types.js';
+import {
+  isWorkerMessage,
+  type HostMessage,
+  type TranspileReply,
+  type WorkerMessage,
+} from './protocol.js';
+
+/** Why the supervisor ended a worker. */
+export type KillReason = 'memory' | 'cpu' | 'wall' | 'burn' | 'aborted' | 'retired' | 'closed';
+
+/** A run on a worker, as the host gives it. */
+export interface WorkerRun {
+  bindings: readonly SandboxBinding[];
+  limits: SandboxLimits;
+  partition: string;
+  dispatch: Dispatch;
+  signal?: AbortSignal | undefined;
+  onLog?: ((entry: LogEntry) => void) | undefined;
+}
+
+/** Extra wall time past a run's own limit before the host kills its worker. */
+export const WALL_GRACE_MS = 1_000;
+/** Longest transpile before the worker is called stuck and killed (oxc takes ~1 ms per 10 KB). */
+const TRANSPILE_TIMEOUT_MS = 10_000;
+/** How long an aborted run's worker has to report before it is killed. */
+const ABORT_GRACE_MS = 1_000;
+/** Slack over `maxLogBytes` before the host calls a worker's log stream a breach. */
+const LOG_SLACK_BYTES = 64 * 1024;
+/** One reason for every run's dispatch signal: a fresh DOMException costs a stack capture. */
+const RUN_ENDED = new DOMException('the run has ended', 'AbortError');
+const MIB = 1024 * 1024;
+
+interface ActiveRun {
+  id: number;
+  request: WorkerRun;
+  logs: LogEntry[];
+  logBytes: number;
+  inFlight: number;
+  started: Set<Promise<void>>;
+  controller: AbortController;
+  outcome: RunOutcome | undefined;
+  settle: () => void;
+  startedAt: number;
+  cpuAtStart: number | undefined;
+}
+
+function emptyStats(wallMs = 0): RunOutcome['stats'] {
+  return { cpuMs: 0, wallMs, calls: 0, isolateMs: 0, logBytes: 0, truncatedLogs: false };
+}
+
+/** One worker process. */
+export class WorkerHandle {
+  private nextId = 0;
+  private readonly transpiles = new Map<number, (reply: TranspileReply | undefined) => void>();
+  private active: ActiveRun | undefined;
+  private killReason: KillReason | undefined;
+  private fatal: WorkerMessage & { t: 'fatal' } = { t: 'fatal', reason: 'memory', message: '' };
+  private fatalSeen = false;
+  private exitSignal: string | null = null;
+  private stderrTail = '';
+  /** Resolves true once the worker has its first isolate ready, false if it died first. */
+  readonly ready: Promise<boolean>;
+  /** Resolves once the process has exited. */
+  readonly exited: Promise<void>;
+  /** The partition of the last run here (its isolate is warm for that partition). */
+  partition: string | undefined;
+  /** Runs served. */
+  runs = 0;
+  /** Set by the supervisor's monitor. */
+  lastCpuMs: number | undefined;
+  lastRssBytes = 0;
+  hotTicks = 0;
+  /** When the worker last became idle (performance.now()). */
+  idleSince = performance.now();
+
+  constructor(
+    private readonly child: ChildProcess,
+    readonly rssBudgetBytes: number,
+  ) {
+    let onReady: (ok: boolean) => void = () => {};
+    this.ready = new Promise((resolve) => (onReady = resolve));
+    this.exited = new Promise((resolve) => {
+      child.once('exit', (_code, signal) => {
+        this.exitSignal = signal;
+        onReady(false);
+        this.onExit();
+        resolve();
+      });
+    });
+    child.on('error', () => {
+      // spawn failures end in 'exit' as well
+    });
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (chunk: string) => {
+      this.stderrTail = (this.stderrTail + chunk).slice(-2048);
+    });
+    child.on('message', (raw: unknown) => {
+      if (!isWorkerMessage(raw)) {
+        this.kill('retired');
+        return;
+      }
+      if (raw.t === 'ready') onReady(true);
+      else this.onMessage(raw);
+    });
+  }
+
+  /**
+   * Whether this worker keeps the host's event loop alive: yes while it starts, serves a lease or
+   * is being killed (its exit is awaited); an idle worker must not keep a finished CLI running.
+   */
+  keepAlive(on: boolean): void {
+    const channel = this.child.channel as { ref?: () => void; unref?: () => void } | undefined;
+    if (on) {
+      this.child.ref();
+      channel?.ref?.();
+    } else {
+      this.child.unref();
+      channel?.unref?.();
+    }
+  }
+
+  /** The process id. */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  /** True once the process has exited or is being killed. */
+  get gone(): boolean {
+    return this.killReason !== undefined || this.child.exitCode !== null || this.exitSignal !== null;
+  }
+
+  /** Why the supervisor killed this worker; undefined while alive or when it died on its own. */
+  get killedFor(): KillReason | undefined {
+    return this.killReason;
+  }
+
+  /** True while a run is in progress. */
+  get busy(): boolean {
+    return this.active !== undefined;
+  }
+
+  /** The last lines the worker wrote to stderr (for the host's logs; never shown to a program). */
+  get stderr(): string {
+    return this.stderrTail;
+  }
+
+  /** When the current run started (performance.now()) and the process CPU then; undefined when idle. */
+  get runClock(): { startedAt: number; cpuAtStart: number | undefined; limits: SandboxLimits } | undefined {
+    const run = this.active;
+    return run && { startedAt: run.startedAt, cpuAtStart: run.cpuAtStart, limits: run.request.limits };
+  }
+
+  /**
+   * Transpiles `code` in the worker. Resolves with the verdict and the id to run it by, or
+   * undefined when the worker died meanwhile (the transpiler can crash on hostile input).
+   */
+  transpile(code: string): Promise<{ verdict: TranspileReply; program: number } | undefined> {
+    const id = ++this.nextId;
+    return new Promise((resolve) => {
+      if (this.gone) {
+        resolve(undefined);
+        return;
+      }
+      const timer = setTimeout(() => this.kill('retired'), TRANSPILE_TIMEOUT_MS);
+      this.transpiles.set(id, (verdict) => {
+        clearTimeout(timer);
+        resolve(verdict === undefined ? undefined : { verdict, program: id });
+      });
+      this.send({ t: 'transpile', id, code });
+    });
+  }
+
+  /** Runs the program transpiled as `program`. Never rejects. */
+  run(program: number, request: WorkerRun): Promise<RunOutcome> {
+    const id = ++this.nextId;
+    const startedAt = performance.now();
+    if (this.gone || this.active !== undefined)
+      return Promise.resolve(this.failed('crashed', 'sandbox failure: the worker is not available', 0));
+    this.runs++;
+    this.partition = request.partition;
+    const controller = new AbortController();
+    setMaxListeners(0, controller.signal);
+    return new Promise<RunOutcome>((resolve) => {
+      const run: ActiveRun = {
+        id,
+        request,
+        logs: [],
+        logBytes: 0,
+        inFlight: 0,
+        started: new Set(),
+        controller,
+        outcome: undefined,
+        settle: () => {},
+        startedAt,
+        cpuAtStart: this.lastCpuMs,
+      };
+      this.active = run;
+      const wall = setTimeout(() => this.kill('wall'), request.limits.wallMs + WALL_GRACE_MS);
+      let abortTimer: NodeJS.Timeout | undefined;
+      const onAbort = (): void => {
+        this.send({ t: 'abort', id });
+        abortTimer ??= setTimeout(() => this.kill('aborted'), ABORT_GRACE_MS);
+      };
+      request.signal?.addEventListener('abort', onAbort, { once: true });
+      run.settle = () => {
+        run.settle = () => {};
+        clearTimeout(wall);
+        if (abortTimer !== undefined) clearTimeout(abortTimer);
+        request.signal?.removeEventListener('abort', onAbort);
+        controller.abort(RUN_ENDED);
+        const outcome = run.outcome ?? this.deathOutcome(run);
+        void Promise.allSettled([...run.started]).then(() => {
+          if (this.active === run) this.active = undefined;
+          resolve({
+            ...outcome,
+            logs: run.logs,
+            stats: { ...outcome.stats, logBytes: run.logBytes },
+          } as RunOutcome);
+        });
+      };
+      this.send({
+        t: 'run',
+        id,
+        program,
+        bindings: [...request.bindings],
+        limits: request.limits,
+        partition: request.partition,
+      });
+      if (request.signal?.aborted === true) onAbort();
+    });
+  }
+
+  /** Ends the process now (SIGKILL: isolated-vm would wait for a stuck isolate at a clean exit). */
+  kill(reason: KillReason): void {
+    if (this.killReason !== undefined) return;
+    this.killReason = reason;
+    this.keepAlive(true);
+    try {
+      this.child.kill('SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+
+  private send(message: HostMessage): void {
+    try {
+      this.child.send(message);
+    } catch {
+      this.kill('retired');
+    }
+  }
+
+  private onMessage(message: Exclude<WorkerMessage, { t: 'ready' }>): void {
+    if (message.t === 'fatal') {
+      this.fatal = message;
+      this.fatalSeen = true;
+      this.kill(message.reason === 'memory' ? 'memory' : 'retired');
+      return;
+    }
+    if (message.t === 'transpiled') {
+      const waiter = this.transpiles.get(message.id);
+      this.transpiles.delete(message.id);
+      waiter?.(message.verdict);
+      return;
+    }
+    const run = this.active;
+    if (run === undefined || run.id !== message.id || run.outcome !== undefined) return;
+    if (message.t === 'log') this.onLog(run, message.entry);
+    else if (message.t === 'call') this.onCall(run, message.call, message.tool, message.args);
+    else {
+      run.outcome = message.outcome;
+      run.settle();
+    }
+  }
+
+  private onLog(run: ActiveRun, entry: LogEntry): void {
+    const bytes = typeof entry.text === 'string' ? Buffer.byteLength(entry.text) + 1 : Infinity;
+    run.logBytes += bytes;
+    if (run.logBytes > run.request.limits.maxLogBytes + LOG_SLACK_BYTES) {
+      this.kill('retired');
+      return;
+    }
+    run.logs.push(entry);
+    try {
+      run.request.onLog?.(entry);
+    } catch {
+      // observers cannot break the run
+    }
+  }
+
+  private onCall(run: ActiveRun, call: unknown, tool: unknown, args: JsonValue): void {
+    if (!Number.isSafeInteger(call) || typeof tool !== 'string') {
+      this.kill('retired');
+      return;
+    }
+    const reply = (result: DispatchResult): void => {
+      if (this.active === run && run.outcome === undefined)
+        this.send({ t: 'reply', id: run.id, call: call as number, result });
+    };
+    // The worker holds queued calls; more in flight than the limit means it is not well.
+    if (run.inFlight >= run.request.limits.maxCallsInFlight) {
+      this.kill('retired');
+      return;
+    }
+    run.inFlight++;
+    const pending = (async () => {
+      let result: DispatchResult;
+      try {
+        result = await run.request.dispatch(tool, args, run.controller.signal);
+      } catch {
+        result = { ok: false, code: 'INTERNAL_ERROR', message: `the call to ${tool} failed inside the host` };
+      }
+      run.inFlight--;
+      reply(result);
+    })();
+    run.started.add(pending);
+    void pending.finally(() => run.started.delete(pending));
+  }
+
+  private onExit(): void {
+    for (const waiter of this.transpiles.values()) waiter(undefined);
+    this.transpiles.clear();
+    this.active?.settle();
+  }
+
+  /** The outcome of a run whose worker ended before it reported one. */
+  private deathOutcome(run: ActiveRun): RunOutcome {
+    const wallMs = performance.now() - run.startedAt;
+    const { limits } = run.request;
+    const reason = this.killReason;
+    if (reason === 'memory' || (this.fatalSeen && this.fatal.reason === 'memory'))
+      return this.failed(
+        'memory',
+        `the program exceeded the memory budget of its sandbox process (${Math.round(this.rssBudgetBytes / MIB)} MiB resident, memory outside the ${limits.memoryMb} MiB heap included)`,
+        wallMs,
+      );
+    if (this.fatalSeen)
+      return this.failed(
+        'memory',
+        `the program exhausted the JavaScript engine's memory (heap limit ${limits.memoryMb} MiB); the sandbox process was replaced`,
+        wallMs,
+      );
+    if (reason === 'cpu')
+      return this.failed(
+        'timeout',
+        `the program used more than ${limits.cpuMs} ms of CPU time (CPU time limit); it was stopped with its sandbox process`,
+        wallMs,
+      );
+    if (reason === 'wall')
+      return this.failed(
+        'timeout',
+        `the program ran for more than ${limits.wallMs} ms (wall-clock limit); it was stopped with its sandbox process`,
+        wallMs,
+      );
+    if (reason === 'aborted') return this.failed('aborted', 'the run was aborted', wallMs);
+    if (reason === 'closed')
+      return this.failed('aborted', 'the run was aborted: the sandbox is shutting down', wallMs);
+    const how = this.exitSignal ?? `exit code ${String(this.child.exitCode)}`;
+    return this.failed(
+      'crashed',
+      `the sandbox process running the program crashed (${how}); it was replaced, and other runs were not affected`,
+      wallMs,
+    );
+  }
+
+  private failed(kind: FailureKind, message: string, wallMs: number): RunOutcome {
+    return { ok: false, kind, message, logs: [], stats: emptyStats(wallMs) };
+  }
+}

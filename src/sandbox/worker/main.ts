@@ -1,0 +1,186 @@
+/**
+ * The entry of a sandbox worker process: transpiles programs and runs them in isolated-vm isolates
+ * for its supervisor (the host), one run at a time, over the protocol of `protocol.ts`. Everything
+ * that a hostile program can crash, pin or bloat — the transpiler's native parser, V8 itself, ICU,
+ * array buffers — lives in this process; the host kills and replaces it when it misbehaves.
+ */
+import './flags.js';
+import { setCatastrophicErrorHandler } from '../sandbox-isolate.js';
+import { SandboxPool } from '../pool.js';
+import { transpileGuarded } from '../../compile/guarded-transpile.js';
+import type { TranspileResult } from '../../compile/types.js';
+import type { DispatchResult } from '../types.js';
+import type { HostMessage, WorkerMessage, WorkerSettings } from './protocol.js';
+
+const settings = JSON.parse(process.argv[2] ?? '{}') as WorkerSettings;
+
+function send(message: WorkerMessage): void {
+  try {
+    process.send?.(message);
+  } catch {
+    // the channel is closed: the supervisor is gone and so will we be
+  }
+}
+
+/** Ends this process at once: isolated-vm waits for its isolates at a normal exit. */
+function die(): never {
+  process.kill(process.pid, 'SIGKILL');
+  throw new Error('unreachable');
+}
+
+/** Reports, then dies once the report is written (or after a short grace). */
+function fatal(reason: 'memory' | 'catastrophic', message: string): void {
+  const timer = setTimeout(die, 200);
+  try {
+    process.send?.({ t: 'fatal', reason, message } satisfies WorkerMessage, () => die());
+  } catch {
+    clearTimeout(timer);
+    die();
+  }
+}
+
+setCatastrophicErrorHandler((message) => fatal('catastrophic', message));
+
+const pool = new SandboxPool({
+  size: 1,
+  maxIdle: 1,
+  defaultLimits: settings.limits,
+  watchdogIntervalMs: settings.watchdogIntervalMs,
+});
+
+/** Transpiled programs waiting for their run (the supervisor runs one right after its transpile). */
+const programs = new Map<number, TranspileResult & { ok: true }>();
+const MAX_PROGRAMS = 4;
+/** Runs in progress: their abort controllers and unanswered binding calls. */
+const runs = new Map<
+  number,
+  { controller: AbortController; calls: Map<number, (result: DispatchResult) => void> }
+>();
+
+function transpile(id: number, code: string): void {
+  let result: TranspileResult;
+  try {
+    result = transpileGuarded(code);
+  } catch {
+    result = {
+      ok: false,
+      diagnostics: [
+        {
+          kind: 'syntax',
+          code: 0,
+          category: 'error',
+          message: 'the transpiler could not process the program',
+          line: 0,
+          column: 0,
+        },
+      ],
+    };
+  }
+  if (!result.ok) {
+    send({ t: 'transpiled', id, verdict: { ok: false, diagnostics: result.diagnostics } });
+    return;
+  }
+  programs.set(id, result);
+  for (const key of programs.keys()) if (programs.size > MAX_PROGRAMS) programs.delete(key);
+  send({ t: 'transpiled', id, verdict: { ok: true, notes: [] } });
+}
+
+async function run(message: HostMessage & { t: 'run' }): Promise<void> {
+  const { id } = message;
+  const program = programs.get(message.program);
+  programs.delete(message.program);
+  if (program === undefined) {
+    send({
+      t: 'done',
+      id,
+      outcome: {
+        ok: false,
+        kind: 'internal',
+        message: 'sandbox failure: the program was not transpiled in this worker',
+        logs: [],
+        stats: { cpuMs: 0, wallMs: 0, calls: 0, isolateMs: 0, logBytes: 0, truncatedLogs: false },
+      },
+    });
+    return;
+  }
+  const controller = new AbortController();
+  const calls = new Map<number, (result: DispatchResult) => void>();
+  runs.set(id, { controller, calls });
+  let nextCall = 0;
+  try {
+    const outcome = await pool.run({
+      js: program.js,
+      mapPosition: (line, column) => program.mapPosition(line, column),
+      bindings: message.bindings,
+      limits: message.limits,
+      partition: message.partition,
+      signal: controller.signal,
+      onLog: (entry) => send({ t: 'log', id, entry }),
+      dispatch: (tool, args, signal) =>
+        new Promise<DispatchResult>((resolve) => {
+          const call = ++nextCall;
+          const onAbort = (): void => {
+            calls.delete(call);
+            resolve({ ok: false, code: 'ABORTED', message: 'the program has already finished' });
+          };
+          calls.set(call, (result) => {
+            signal.removeEventListener('abort', onAbort);
+            calls.delete(call);
+            resolve(result);
+          });
+          signal.addEventListener('abort', onAbort, { once: true });
+          send({ t: 'call', id, call, tool, args });
+        }),
+    });
+    // Logs were streamed as they came: the outcome does not carry them twice.
+    send({ t: 'done', id, outcome: { ...outcome, logs: [] } });
+  } catch (error) {
+    send({
+      t: 'done',
+      id,
+      outcome: {
+        ok: false,
+        kind: 'internal',
+        message: `sandbox failure: ${error instanceof Error ? error.message.split('\n')[0] : 'unknown'}`,
+        logs: [],
+        stats: { cpuMs: 0, wallMs: 0, calls: 0, isolateMs: 0, logBytes: 0, truncatedLogs: false },
+      },
+    });
+  } finally {
+    runs.delete(id);
+  }
+}
+
+process.on('message', (raw: unknown) => {
+  const message = raw as HostMessage;
+  switch (message.t) {
+    case 'transpile':
+      transpile(message.id, message.code);
+      return;
+    case 'run':
+      void run(message);
+      return;
+    case 'reply':
+      runs.get(message.id)?.calls.get(message.call)?.(message.result);
+      return;
+    case 'abort':
+      runs.get(message.id)?.controller.abort();
+      return;
+  }
+});
+
+// The supervisor is gone: nothing here may outlive it.
+process.on('disconnect', die);
+
+const selfCheck = setInterval(() => {
+  const rss = process.memoryUsage.rss();
+  if (rss > settings.rssBudgetBytes) {
+    clearInterval(selfCheck);
+    fatal('memory', `the sandbox process used ${Math.round(rss / 2 ** 20)} MiB`);
+  }
+}, settings.selfCheckMs);
+
+pool.warmup().then(
+  () => send({ t: 'ready' }),
+  () => fatal('catastrophic', 'could not prepare an isolate'),
+);

@@ -1,0 +1,62 @@
+/**
+ * The one protocol between the host and a sandbox worker process (Node IPC, JSON). The host is the
+ * supervisor: it sends programs and answers binding calls; the worker transpiles, runs isolates and
+ * sends back logs, calls and outcomes. The worker is trusted code, but it runs hostile programs: the
+ * host validates the shape of every message it reads (see `isWorkerMessage`) and bounds what it
+ * holds per run (calls in flight, log bytes), so a confused worker cannot grow the host.
+ */
+import type { JsonValue } from '../../json.js';
+import type { Diagnostic } from '../../compile/types.js';
+import type { DispatchResult, LogEntry, RunOutcome, SandboxBinding, SandboxLimits } from '../types.js';
+
+/** Options the host gives a worker at start (as one JSON argument on its command line). */
+export interface WorkerSettings {
+  /** Default limits of the worker's isolate pool. */
+  limits: SandboxLimits;
+  /** Resident memory the worker may use, in bytes; the worker reports itself when over. */
+  rssBudgetBytes: number;
+  /** How often the worker checks its own memory, in ms. */
+  selfCheckMs: number;
+  /** How often the in-worker watchdog polls a run's isolate clocks, in ms. */
+  watchdogIntervalMs: number;
+}
+
+/** Host → worker. `id` names a run (or a transpile request) for the life of the worker. */
+export type HostMessage =
+  | { t: 'transpile'; id: number; code: string }
+  | {
+      t: 'run';
+      id: number;
+      /** The id of the `transpile` whose program this runs (it must have succeeded). */
+      program: number;
+      bindings: SandboxBinding[];
+      limits: SandboxLimits;
+      partition: string;
+    }
+  | { t: 'reply'; id: number; call: number; result: DispatchResult }
+  | { t: 'abort'; id: number };
+
+/** The verdict of a transpile: diagnostics in the program's own coordinates when it failed. */
+export type TranspileReply =
+  | { ok: true; notes: string[] }
+  | { ok: false; diagnostics: Diagnostic[] };
+
+/** Worker → host. */
+export type WorkerMessage =
+  | { t: 'ready' }
+  | { t: 'transpiled'; id: number; verdict: TranspileReply }
+  | { t: 'log'; id: number; entry: LogEntry }
+  | { t: 'call'; id: number; call: number; tool: string; args: JsonValue }
+  | { t: 'done'; id: number; outcome: RunOutcome }
+  /** The worker is going down on its own: over its memory budget, or V8 lost an isolate. */
+  | { t: 'fatal'; reason: 'memory' | 'catastrophic'; message: string };
+
+const TYPES = new Set(['ready', 'transpiled', 'log', 'call', 'done', 'fatal']);
+
+/** A cheap shape check of a message from a worker: the type tag and, where used, a numeric id. */
+export function isWorkerMessage(value: unknown): value is WorkerMessage {
+  if (typeof value !== 'object' || value === null) return false;
+  const m = value as { t?: unknown; id?: unknown };
+  if (typeof m.t !== 'string' || !TYPES.has(m.t)) return false;
+  return m.t === 'ready' || m.t === 'fatal' || Number.isSafeInteger(m.id);
+}

@@ -1,0 +1,310 @@
+/**
+ * The supervisor of the sandbox worker processes. Each worker serves one run at a time (decision
+ * record 016): a program that crashes, pins or bloats its process fails only its own run. The
+ * supervisor hands workers out (preferring one whose warm isolate already belongs to the run's
+ * partition), keeps spare workers started, and polls every worker from the host (RSS and CPU from
+ * /proc): over its memory budget, over its run's CPU limit, burning CPU while idle, or over the
+ * total budget of all workers → killed. After a run that did not end cleanly the worker is
+ * replaced, so a terminated isolate that keeps running native code never serves again.
+ */
+import { availableParallelism } from 'node:os';
+import { IsocodeError } from '../../errors.js';
+import type { RunOutcome, SandboxLimits } from '../types.js';
+import { WorkerHandle, type KillReason } from './handle.js';
+import { sampleProcess } from './proc.js';
+import { spawnWorker } from './spawn.js';
+
+/** Options of the sandbox worker processes. */
+export interface WorkerPoolOptions {
+  /**
+   * Most worker processes alive at once, which is also the most runs at once.
+   * @default 8
+   */
+  maxWorkers?: number | undefined;
+  /**
+   * Idle workers kept started (with a warm isolate) so that a run never waits for a process start.
+   * @default 2
+   */
+  spareWorkers?: number | undefined;
+  /**
+   * Resident memory one worker may use, in MiB: V8 heap, code, ICU and array buffers of its
+   * program included. Over it the worker is killed; a run on it fails with kind `memory`.
+   * @default 256
+   */
+  rssBudgetMb?: number | undefined;
+  /**
+   * Resident memory of all workers together, in MiB; over it the largest worker is killed.
+   * @default maxWorkers × rssBudgetMb
+   */
+  totalRssBudgetMb?: number | undefined;
+  /**
+   * How often the host polls each worker's memory and CPU time, in ms.
+   * @default 50
+   */
+  monitorIntervalMs?: number | undefined;
+  /**
+   * Runs one worker serves before it is replaced by a fresh process.
+   * @default 500
+   */
+  maxRunsPerWorker?: number | undefined;
+}
+
+/** Counters of the worker processes. */
+export interface WorkerPoolStats {
+  /** Worker processes alive (idle, starting or serving a run). */
+  workers: number;
+  /** Workers serving a lease. */
+  busy: number;
+  /** Processes started since the pool started. */
+  spawned: number;
+  /** Workers that died on their own (a crash). */
+  crashed: number;
+  /** Workers the supervisor killed, by reason. */
+  killed: Record<KillReason, number>;
+  /** Resident memory of all workers at the last poll, in bytes. */
+  rssBytes: number;
+}
+
+/** CPU a run may use beyond its limit before the host kills its worker (the worker stops it first). */
+const CPU_GRACE_MS = 1_000;
+/** Polls in a row with an idle worker burning over half a core before it is killed. */
+const BURN_TICKS = 6;
+const MIB = 1024 * 1024;
+/** Idle workers beyond the spare ones exit after this long without a run. */
+const IDLE_TIMEOUT_MS = 30_000;
+
+function positive(name: string, value: number, min = 1): number {
+  if (!Number.isSafeInteger(value) || value < min)
+    throw new IsocodeError('INVALID_CONFIG', `${name} must be an integer ≥ ${min}, got ${value}`);
+  return value;
+}
+
+/** A clean end: the worker's isolate stopped by itself, and the worker may serve again. */
+function clean(outcome: RunOutcome): boolean {
+  return outcome.ok || outcome.kind === 'exception' || outcome.kind === 'invalid-output';
+}
+
+/** Starts, hands out, watches and replaces sandbox worker processes. */
+export class WorkerPool {
+  readonly maxWorkers: number;
+  private readonly spare: number;
+  private readonly rssBudget: number;
+  private readonly totalBudget: number;
+  private readonly interval: number;
+  private readonly maxRuns: number;
+  private readonly workers = new Set<WorkerHandle>();
+  private readonly leased = new Set<WorkerHandle>();
+  private readonly idle: WorkerHandle[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
+  private spawned = 0;
+  private crashed = 0;
+  private readonly killed: Record<KillReason, number> = {
+    memory: 0,
+    cpu: 0,
+    wall: 0,
+    burn: 0,
+    aborted: 0,
+    retired: 0,
+    closed: 0,
+  };
+
+  /** @throws IsocodeError `INVALID_CONFIG` for invalid options. */
+  constructor(
+    options: WorkerPoolOptions,
+    private readonly limits: SandboxLimits,
+  ) {
+    this.maxWorkers = positive('maxWorkers', options.maxWorkers ?? 8);
+    this.spare = Math.min(
+      this.maxWorkers,
+      positive('spareWorkers', options.spareWorkers ?? Math.min(2, availableParallelism()), 0),
+    );
+    const rssMb = positive('rssBudgetMb', options.rssBudgetMb ?? 256, 64);
+    this.rssBudget = rssMb * MIB;
+    this.totalBudget =
+      positive('totalRssBudgetMb', options.totalRssBudgetMb ?? this.maxWorkers * rssMb, 64) * MIB;
+    this.interval = positive('monitorIntervalMs', options.monitorIntervalMs ?? 50, 5);
+    this.maxRuns = positive('maxRunsPerWorker', options.maxRunsPerWorker ?? 500);
+  }
+
+  /** Starts the spare workers and waits until they are ready. */
+  async warmup(): Promise<void> {
+    this.refill();
+    const ready = await Promise.all([...this.workers].map((w) => w.ready));
+    if (this.spare > 0 && !ready.some(Boolean) && !this.closed)
+      throw new IsocodeError('INTERNAL_ERROR', 'could not start a sandbox worker process');
+  }
+
+  /**
+   * A ready worker for one run of `partition`, held until {@link release}. The caller bounds how
+   * many leases are out at once (admission control) to at most {@link maxWorkers}.
+   * @throws IsocodeError `SHUTTING_DOWN` after close; `OVERLOADED` when every worker is leased;
+   * `INTERNAL_ERROR` when no worker process could be started.
+   */
+  async lease(partition: string): Promise<WorkerHandle> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if (this.closed) throw new IsocodeError('SHUTTING_DOWN', 'the sandbox is shutting down');
+      const worker = this.takeIdle(partition) ?? this.start();
+      if (worker === undefined)
+        throw new IsocodeError('OVERLOADED', 'every sandbox worker is busy', {
+          details: { retryAfterSeconds: 1 },
+        });
+      this.leased.add(worker);
+      worker.keepAlive(true);
+      if (await worker.ready) return worker;
+      this.leased.delete(worker);
+    }
+    throw new IsocodeError('INTERNAL_ERROR', 'could not start a sandbox worker process');
+  }
+
+  /** Gives a leased worker back, after its run's `outcome` (if it ran one). */
+  release(worker: WorkerHandle, outcome?: RunOutcome): void {
+    if (!this.leased.delete(worker)) return;
+    if (worker.gone) return;
+    if (this.closed) worker.kill('closed');
+    else if (outcome !== undefined && !clean(outcome)) worker.kill('retired');
+    else if (worker.runs >= this.maxRuns || worker.lastRssBytes > this.rssBudget * 0.75)
+      worker.kill('retired');
+    else {
+      worker.hotTicks = 0;
+      worker.idleSince = performance.now();
+      worker.keepAlive(false);
+      this.idle.push(worker);
+    }
+    this.scheduleRefill();
+  }
+
+  /** Current counters. */
+  stats(): WorkerPoolStats {
+    let rssBytes = 0;
+    for (const w of this.workers) rssBytes += w.lastRssBytes;
+    return {
+      workers: this.workers.size,
+      busy: this.leased.size,
+      spawned: this.spawned,
+      crashed: this.crashed,
+      killed: { ...this.killed },
+      rssBytes,
+    };
+  }
+
+  /** The process ids of the workers alive (for operators and fault-injection tests). */
+  pids(): number[] {
+    return [...this.workers].flatMap((w) => (w.pid === undefined ? [] : [w.pid]));
+  }
+
+  /** Kills every worker (runs in progress end with kind `aborted`) and waits for them to exit. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const worker of this.workers) worker.kill('closed');
+    await Promise.all([...this.workers].map((w) => w.exited));
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  private takeIdle(partition: string): WorkerHandle | undefined {
+    const live = this.idle.filter((w) => !w.gone);
+    this.idle.length = 0;
+    this.idle.push(...live);
+    // Its isolate warm for this partition, else one that never ran, else the most recent one.
+    const last = (test: (w: WorkerHandle) => boolean): number => {
+      for (let i = live.length - 1; i >= 0; i--) if (test(live[i] as WorkerHandle)) return i;
+      return -1;
+    };
+    let pick = last((w) => w.partition === partition);
+    if (pick < 0) pick = last((w) => w.partition === undefined);
+    if (pick < 0) pick = live.length - 1;
+    return pick < 0 ? undefined : this.idle.splice(pick, 1)[0];
+  }
+
+  private start(): WorkerHandle | undefined {
+    if (this.closed || this.workers.size >= this.maxWorkers) return undefined;
+    const worker = new WorkerHandle(
+      spawnWorker({
+        limits: this.limits,
+        rssBudgetBytes: this.rssBudget,
+        selfCheckMs: this.interval,
+        watchdogIntervalMs: 5,
+      }),
+      this.rssBudget,
+    );
+    this.spawned++;
+    this.workers.add(worker);
+    void worker.ready.then(() => {
+      if (!this.leased.has(worker) && !worker.gone) worker.keepAlive(false);
+    });
+    void worker.exited.then(() => this.forget(worker));
+    this.timer ??= setInterval(() => this.monitor(), this.interval).unref();
+    return worker;
+  }
+
+  private forget(worker: WorkerHandle): void {
+    this.workers.delete(worker);
+    const i = this.idle.indexOf(worker);
+    if (i >= 0) this.idle.splice(i, 1);
+    const reason = worker.killedFor;
+    if (reason === undefined) this.crashed++;
+    else this.killed[reason]++;
+    if (this.workers.size === 0 && this.timer !== undefined) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+    }
+    this.scheduleRefill();
+  }
+
+  private refillScheduled = false;
+
+  private scheduleRefill(): void {
+    if (this.refillScheduled || this.closed) return;
+    this.refillScheduled = true;
+    setImmediate(() => {
+      this.refillScheduled = false;
+      this.refill();
+    });
+  }
+
+  /** Starts workers until `spare` are idle or starting. */
+  private refill(): void {
+    const idle = (): number => [...this.workers].filter((w) => !this.leased.has(w) && !w.gone).length;
+    while (!this.closed && idle() < this.spare && this.start() !== undefined) {
+      // started one more; its 'ready' puts it among the idle ones
+    }
+    for (const w of this.workers)
+      if (!this.leased.has(w) && !w.gone && !this.idle.includes(w)) this.idle.push(w);
+  }
+
+  /** One poll of every worker's memory and CPU (see the module comment). */
+  private monitor(): void {
+    const now = performance.now();
+    let idleCount = this.idle.length;
+    let total = 0;
+    let largest: WorkerHandle | undefined;
+    for (const worker of this.workers) {
+      if (worker.gone || worker.pid === undefined) continue;
+      const sample = sampleProcess(worker.pid);
+      if (sample === undefined) continue;
+      const previous = worker.lastCpuMs;
+      worker.lastCpuMs = sample.cpuMs;
+      total += sample.rssBytes;
+      if (largest === undefined || sample.rssBytes > largest.lastRssBytes) largest = worker;
+      worker.lastRssBytes = sample.rssBytes;
+      if (sample.rssBytes > this.rssBudget) {
+        worker.kill('memory');
+        continue;
+      }
+      const clock = worker.runClock;
+      if (clock !== undefined) {
+        const used = sample.cpuMs - (clock.cpuAtStart ?? sample.cpuMs);
+        if (used > clock.limits.cpuMs + CPU_GRACE_MS) worker.kill('cpu');
+      } else if (!this.leased.has(worker) && previous !== undefined) {
+        worker.hotTicks = sample.cpuMs - previous > this.interval / 2 ? worker.hotTicks + 1 : 0;
+        if (worker.hotTicks >= BURN_TICKS) worker.kill('burn');
+        else if (now - worker.idleSince > IDLE_TIMEOUT_MS && idleCount > this.spare) {
+          idleCount--;
+          worker.kill('retired');
+        }
+      }
+    }
+    if (total > this.totalBudget && largest !== undefined) largest.kill('memory');
+  }
+}
