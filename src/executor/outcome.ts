@@ -11,6 +11,7 @@ const BODY_CODES = new Set<ErrorCode>([
   'UPSTREAM_UNAVAILABLE',
   'LIMIT_EXCEEDED',
   'CODE_RUN_FAILED',
+  'OVERLOADED',
 ]);
 const MAX_MESSAGE = 4_000;
 

@@ -89,8 +89,6 @@ export interface IsolateRunner extends CodeRunner {
     admission: AdmissionStats;
     checker: ReturnType<TypeChecker['stats']> | undefined;
   };
-  /** Process ids of the sandbox worker processes (mode `process`; empty otherwise). */
-  workerPids(): number[];
 }
 
 const toDiagnostic = (d: Diagnostic): ProgramDiagnostic => ({
@@ -122,7 +120,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
   // Limits are validated once, here (INVALID_CONFIG), and per scope on first use.
   const baseLimits = resolveLimits(DEFAULT_LIMITS, options.pool?.defaultLimits, options.limits);
   for (const overrides of Object.values(options.scopeLimits ?? {})) resolveLimits(baseLimits, overrides);
-  const host: ProgramHost & { pids?: () => number[] } =
+  const host: ProgramHost =
     options.sandbox === 'in-process'
       ? inProcessHost({ ...options.pool, defaultLimits: baseLimits }, 8)
       : workerHost(options.workers ?? {}, baseLimits);
@@ -305,6 +303,5 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
       await Promise.allSettled([host.close(), checker?.close()]);
     },
     stats: () => ({ sandbox: host.stats(), admission: admission.stats(), checker: checker?.stats() }),
-    workerPids: () => host.pids?.() ?? [],
   };
 }

@@ -46,24 +46,31 @@ export interface ProgramHost {
 }
 
 /** The default: sandbox worker processes. */
-export function workerHost(options: WorkerPoolOptions, limits: SandboxLimits): ProgramHost & { pids(): number[] } {
+export function workerHost(options: WorkerPoolOptions, limits: SandboxLimits): ProgramHost {
   const pool = new WorkerPool(options, limits);
   return {
     capacity: pool.maxWorkers,
     async slot(partition) {
-      const worker = await pool.lease(partition);
+      let worker = await pool.lease(partition);
       let program: number | undefined;
       let released = false;
       let lastOutcome: RunOutcome | undefined;
       return {
         async transpile(code) {
           program = undefined;
-          const reply = await worker.transpile(code);
+          let reply = await worker.transpile(code);
+          if (reply === undefined) {
+            // The worker died: maybe this program crashed the parser, maybe the process was lost
+            // for another reason just before. One more try on a fresh worker tells them apart.
+            pool.release(worker);
+            worker = await pool.lease(partition);
+            reply = await worker.transpile(code);
+          }
           if (reply === undefined)
             return {
               ok: false,
               crashed:
-                'the sandbox process crashed while transpiling the program (very deeply nested code can do that: flatten it)',
+                'the sandbox process crashed while transpiling the program, twice (very deeply nested code can do that: flatten it)',
             };
           if (!reply.verdict.ok) return { ok: false, diagnostics: reply.verdict.diagnostics };
           program = reply.program;
@@ -92,7 +99,6 @@ export function workerHost(options: WorkerPoolOptions, limits: SandboxLimits): P
     warmup: () => pool.warmup(),
     close: () => pool.close(),
     stats: () => ({ mode: 'process', workers: pool.stats() }),
-    pids: () => pool.pids(),
   };
 }
 

@@ -81,6 +81,8 @@ export class WorkerHandle {
   readonly ready: Promise<boolean>;
   /** Resolves once the process has exited. */
   readonly exited: Promise<void>;
+  /** True once the worker reported ready (a starting worker is busy compiling and loading). */
+  started = false;
   /** The partition of the last run here (its isolate is warm for that partition). */
   partition: string | undefined;
   /** Runs served. */
@@ -118,7 +120,10 @@ export class WorkerHandle {
         this.kill('retired');
         return;
       }
-      if (raw.t === 'ready') onReady(true);
+      if (raw.t === 'ready') {
+        this.started = true;
+        onReady(true);
+      }
       else this.onMessage(raw);
     });
   }

@@ -63,6 +63,8 @@ export interface WorkerPoolStats {
   killed: Record<KillReason, number>;
   /** Resident memory of all workers at the last poll, in bytes. */
   rssBytes: number;
+  /** Process ids of the workers alive (for operators and fault-injection tests). */
+  pids: number[];
 }
 
 /** CPU a run may use beyond its limit before the host kills its worker (the worker stops it first). */
@@ -185,6 +187,7 @@ export class WorkerPool {
       crashed: this.crashed,
       killed: { ...this.killed },
       rssBytes,
+      pids: this.pids(),
     };
   }
 
@@ -296,7 +299,7 @@ export class WorkerPool {
       if (clock !== undefined) {
         const used = sample.cpuMs - (clock.cpuAtStart ?? sample.cpuMs);
         if (used > clock.limits.cpuMs + CPU_GRACE_MS) worker.kill('cpu');
-      } else if (!this.leased.has(worker) && previous !== undefined) {
+      } else if (!this.leased.has(worker) && worker.started && previous !== undefined) {
         worker.hotTicks = sample.cpuMs - previous > this.interval / 2 ? worker.hotTicks + 1 : 0;
         if (worker.hotTicks >= BURN_TICKS) worker.kill('burn');
         else if (now - worker.idleSince > IDLE_TIMEOUT_MS && idleCount > this.spare) {

@@ -1,0 +1,95 @@
+/** Admission control through the runtime: caps per scope and overall, bounded waits, OVERLOADED. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IsocodeError, type Runtime } from '../../src/index.js';
+import { createIsolateRunner } from '../../src/run-code/isolate-runner.js';
+import { benign, echo, eventually, gate, runIn, tenants } from './helpers.js';
+
+const g = gate();
+let rt: Runtime;
+beforeAll(async () => {
+  rt = await tenants(
+    {
+      typecheck: 'off',
+      workers: { maxWorkers: 3, spareWorkers: 1 },
+      admission: {
+        maxConcurrentRuns: 3,
+        maxConcurrentRunsPerScope: 1,
+        maxQueuedRunsPerScope: 1,
+        maxQueueWaitMs: 1_500,
+      },
+    },
+    [echo, g.tool],
+  );
+});
+afterAll(async () => {
+  g.open();
+  await rt.close();
+});
+
+const admission = () => rt.stats().runner?.admission;
+
+describe('admission control', () => {
+  it('one tenant fills its own slots and queue; the next of its runs is OVERLOADED; another tenant still runs', async () => {
+    const first = runIn(rt, 'a', 'return await tools.wait({});');
+    await eventually(() => g.entered() === 1);
+    const queued = runIn(rt, 'a', 'return await tools.wait({});');
+    await eventually(() => admission()?.queued === 1);
+    const refused = await runIn(rt, 'a', 'return 1;');
+    expect(refused.ok).toBe(false);
+    if (!refused.ok) {
+      expect(refused.error.code).toBe('OVERLOADED');
+      expect(refused.error.details?.['retryAfterSeconds']).toBe(1);
+    }
+    // Tenant b is not starved by a's flood.
+    expect(await benign(rt, 'b')).toBe('b');
+    g.open();
+    expect((await first).ok).toBe(true);
+    expect((await queued).ok).toBe(true);
+    expect(admission()?.rejected).toBeGreaterThanOrEqual(1);
+    expect(admission()?.running).toBe(0);
+  });
+
+  it('a run that waits longer than maxQueueWaitMs is OVERLOADED, and the queue is empty afterwards', async () => {
+    const hold = gate();
+    const local = await tenants(
+      {
+        typecheck: 'off',
+        workers: { maxWorkers: 1, spareWorkers: 1 },
+        admission: { maxConcurrentRuns: 1, maxQueueWaitMs: 200 },
+      },
+      [echo, hold.tool],
+    );
+    try {
+      const first = runIn(local, 'a', 'return await tools.wait({});');
+      await eventually(() => hold.entered() === 1);
+      const late = await runIn(local, 'b', 'return 1;');
+      expect(late.ok ? undefined : late.error.code).toBe('OVERLOADED');
+      expect(late.ok ? '' : late.error.message).toMatch(/within 200 ms/);
+      hold.open();
+      expect((await first).ok).toBe(true);
+      expect(local.stats().runner?.admission.queued).toBe(0);
+      expect(await benign(local, 'b')).toBe('b');
+    } finally {
+      hold.open();
+      await local.close();
+    }
+  });
+
+  it('refuses invalid admission and worker options with INVALID_CONFIG', () => {
+    for (const bad of [
+      { admission: { maxConcurrentRuns: 0 } },
+      { admission: { maxQueueWaitMs: -1 } },
+      { workers: { maxWorkers: 0 } },
+      { workers: { rssBudgetMb: 8 } },
+    ]) {
+      let error: unknown;
+      try {
+        createIsolateRunner({ typecheck: 'off', ...bad });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(IsocodeError);
+      expect((error as IsocodeError).code).toBe('INVALID_CONFIG');
+    }
+  });
+});

@@ -1,0 +1,137 @@
+/**
+ * The sandbox process boundary, through the runtime: programs that crash, pin or bloat their
+ * process fail with a typed kind, the host carries on, and the next run of another tenant works.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Runtime } from '../../src/index.js';
+import { alive, benign, eventually, kind, runIn, tenants, value } from './helpers.js';
+
+let rt: Runtime;
+const hostRss = (): number => process.memoryUsage.rss();
+
+beforeAll(async () => {
+  rt = await tenants({
+    typecheck: 'off',
+    limits: { cpuMs: 5_000, wallMs: 10_000, memoryMb: 32 },
+    workers: { maxWorkers: 4, spareWorkers: 1, rssBudgetMb: 200 },
+  });
+});
+afterAll(() => rt.close());
+
+const workers = () => rt.stats().runner?.sandbox.workers;
+
+describe('the host survives what a program does to its process', () => {
+  it('runs programs in worker processes, not in the host', async () => {
+    expect(await benign(rt, 'a')).toBe('a');
+    expect(rt.stats().runner?.sandbox.mode).toBe('process');
+    expect(workers()?.workers).toBeGreaterThanOrEqual(1);
+  });
+
+  it('refuses a program nested too deep for the native parser, without a crash', async () => {
+    const deep = `return ${'['.repeat(40_000)}${']'.repeat(40_000)};`;
+    const r = await runIn(rt, 'a', deep);
+    expect(kind(r)).toBe('syntax');
+    expect(value(r)).toMatch(/nested more than 256 levels/);
+    // The same depth in other brackets and in template substitutions.
+    for (const code of [
+      `return ${'('.repeat(30_000)}1${')'.repeat(30_000)};`,
+      `return ${'`${'.repeat(10_000)}1${'}`'.repeat(10_000)};`,
+    ])
+      expect(kind(await runIn(rt, 'a', code))).toBe('syntax');
+    expect(await benign(rt, 'b')).toBe('b');
+  });
+
+  it('reports a crash of the transpiler or the isolate process as kind crashed, and carries on', async () => {
+    // Kill the worker that serves a run while it waits on nothing (a crash from outside).
+    const before = workers()?.crashed ?? 0;
+    const pending = runIn(rt, 'a', 'while (true) {}');
+    await eventually(() => (workers()?.busy ?? 0) > 0);
+    // The busy worker is the one whose CPU is climbing; kill every worker: the idle ones are
+    // replaced as well, and only the run that was in flight fails.
+    for (const pid of runnerPids(rt)) process.kill(pid, 'SIGKILL');
+    const r = await pending;
+    expect(kind(r)).toBe('crashed');
+    expect(value(r)).toMatch(/sandbox process.*crashed/);
+    expect((workers()?.crashed ?? 0) - before).toBeGreaterThanOrEqual(1);
+    expect(await benign(rt, 'b')).toBe('b');
+  });
+
+  it('turns a last-resort out-of-memory of V8 into kind memory (the host does not abort)', async () => {
+    const r = await runIn(
+      rt,
+      'a',
+      'const a: number[] = []; for (let i = 0; i < 1e9; i++) a.push(i); return a.length;',
+    );
+    expect(kind(r)).toBe('memory');
+    expect(await benign(rt, 'b')).toBe('b');
+  });
+
+  it('stops a builtin that ignores termination by killing its process (timeout), before and after return', async () => {
+    // indexOf over a huge holey array never checks for termination.
+    const spin = 'const a: number[] = []; a[2 ** 31] = 1; a.indexOf(5); a.indexOf(5); a.indexOf(5);';
+    const r = await runIn(rt, 'a', `${spin} return 1;`);
+    expect(kind(r)).toBe('timeout');
+    expect(await benign(rt, 'b')).toBe('b');
+    // Started after the program returned: the run itself may succeed; its process must not keep
+    // a core busy — it is killed and replaced.
+    const pidsBefore = runnerPids(rt);
+    const after = await runIn(rt, 'a', `Promise.resolve().then(() => { ${spin} }); return 2;`);
+    expect([2, undefined]).toContain(after.ok ? value(after) : undefined);
+    const burned = await eventually(() => pidsBefore.some((pid) => !alive(pid)), 15_000);
+    expect(burned).toBe(true);
+    expect(await benign(rt, 'b')).toBe('b');
+  });
+
+  it('has no resizable or transferable array buffers that would grow outside the heap limit', async () => {
+    const rss = hostRss();
+    const r = await runIn(
+      rt,
+      'a',
+      `const b = new ArrayBuffer(0, { maxByteLength: 2 ** 31 } as any) as any;
+return [typeof b.resize, typeof b.transfer, typeof (ArrayBuffer.prototype as any).resize, b.byteLength];`,
+    );
+    expect(value(r)).toEqual(['undefined', 'undefined', 'undefined', 0]);
+    expect(hostRss() - rss).toBeLessThan(256 * 2 ** 20);
+  });
+
+  it('catches native memory outside the V8 heap (Intl) with the process budget → kind memory', async () => {
+    const r = await runIn(
+      rt,
+      'a',
+      `const keep: unknown[] = [];
+const locales = ['en', 'de', 'fr', 'ja', 'ar', 'zh', 'ru', 'hi'];
+for (let i = 0; i < 2e6; i++) keep.push(new Intl.NumberFormat(locales[i % 8], { style: 'currency', currency: 'EUR', minimumFractionDigits: i % 10 }), new Intl.Collator(locales[i % 8]));
+return keep.length;`,
+    );
+    expect(['memory', 'timeout']).toContain(kind(r));
+    expect(await benign(rt, 'b')).toBe('b');
+  });
+
+  it('refuses a flood of queued calls with large arguments inside the sandbox (LIMIT_EXCEEDED)', async () => {
+    const rss = hostRss();
+    const r = await runIn(
+      rt,
+      'a',
+      `const big = 'x'.repeat(200_000);
+const settled = await Promise.allSettled(Array.from({ length: 100 }, () => tools.echo({ v: big })));
+return settled.filter((s) => s.status === 'rejected').map((s) => ((s as PromiseRejectedResult).reason as { code?: string }).code)[0];`,
+    );
+    expect(value(r)).toBe('LIMIT_EXCEEDED');
+    expect(hostRss() - rss).toBeLessThan(256 * 2 ** 20);
+    expect(await benign(rt, 'b')).toBe('b');
+  });
+
+  it('agrees with the executor on nesting depth: a 300-deep result is invalid output in the sandbox', async () => {
+    const r = await runIn(
+      rt,
+      'a',
+      'let v: unknown = 1; for (let i = 0; i < 300; i++) v = [v]; return v;',
+    );
+    expect(kind(r)).toBe('invalid-output');
+    expect(value(r)).toMatch(/256 levels/);
+  });
+});
+
+function runnerPids(runtime: Runtime): number[] {
+  return runtime.stats().runner?.sandbox.workers?.pids ?? [];
+}
