@@ -46,7 +46,10 @@ export function jsonTooDeep(json: string, max: number = MAX_JSON_DEPTH): boolean
  * non-finite numbers, cycles, sparse arrays, accessors or class instances.
  * @returns undefined when the value is plain JSON, otherwise the first problem found.
  */
-export function findJsonProblem(value: unknown, maxDepth = MAX_JSON_DEPTH): JsonProblem | undefined {
+export function findJsonProblem(
+  value: unknown,
+  maxDepth = MAX_JSON_DEPTH,
+): JsonProblem | undefined {
   const seen = new Set<object>();
   const visit = (v: unknown, path: string, depth: number): JsonProblem | undefined => {
     if (depth > maxDepth) return { path, problem: `nesting deeper than ${maxDepth}` };

@@ -156,12 +156,19 @@ export function flattenStats(
   return into;
 }
 
-/** Creates an isocode engine; `typecheck` selects `'error'` or `'off'`. */
-export async function createIsocodeEngine(typecheck: boolean): Promise<Engine> {
+/**
+ * Creates an isocode engine; `typecheck` selects `'error'` or `'off'`, `sandbox` where isolates
+ * run (worker processes by default; `in-process` measures what the process boundary costs).
+ */
+export async function createIsocodeEngine(
+  typecheck: boolean,
+  sandbox: 'process' | 'in-process' = 'process',
+): Promise<Engine> {
   const mod = await loadIsocode();
   if (typeof mod === 'string') throw new Error(mod);
   let runtime: IsocodeRuntime | undefined;
-  const name = typecheck ? 'isocode' : 'isocode-nocheck';
+  const name =
+    sandbox === 'in-process' ? 'isocode-inprocess' : typecheck ? 'isocode' : 'isocode-nocheck';
   const need = (): IsocodeRuntime => {
     if (runtime === undefined) throw new Error(`${name} used before setup`);
     return runtime;
@@ -182,7 +189,16 @@ export async function createIsocodeEngine(typecheck: boolean): Promise<Engine> {
       runtime = await mod.createRuntime({
         tools,
         scopes: { [CODE_SCOPE]: { mode: 'code' }, [DIRECT_SCOPE]: { mode: 'native' } },
-        codeMode: { typecheck: typecheck ? 'error' : 'off' },
+        codeMode: {
+          typecheck: typecheck ? 'error' : 'off',
+          sandbox,
+          // One scope serves the whole load here: let it use every slot, and queue the rest.
+          admission: {
+            maxConcurrentRunsPerScope: 64,
+            maxQueuedRunsPerScope: 1024,
+            maxQueuedRuns: 1024,
+          },
+        },
       });
     },
     async runProgram(programTs: string) {

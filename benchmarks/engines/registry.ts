@@ -28,6 +28,15 @@ export const ENGINE_FACTORIES: readonly EngineFactory[] = [
     create: async () => (await import('./isocode.js')).createIsocodeEngine(false),
   },
   {
+    name: 'isocode-inprocess',
+    kind: 'isocode',
+    typecheck: false,
+    description:
+      'isocode with typecheck: off and isolates in the host process (sandbox: in-process, not crash-safe): the cost of the process boundary, side by side',
+    probe: isocodeProbe,
+    create: async () => (await import('./isocode.js')).createIsocodeEngine(false, 'in-process'),
+  },
+  {
     name: 'worker-thread',
     kind: 'baseline',
     typecheck: false,

@@ -123,7 +123,13 @@ export function pickStat(
 }
 
 /** Stats keys read as "isolates alive" (a runtime may expose any of them). */
-export const ISOLATES_ALIVE_KEYS = ['runner.isolates.alive', 'isolatesAlive', 'isolates.alive'];
+export const ISOLATES_ALIVE_KEYS = [
+  'runner.sandbox.workers.busy',
+  'runner.sandbox.isolates.alive',
+  'runner.isolates.alive',
+  'isolatesAlive',
+  'isolates.alive',
+];
 
 /**
  * Isolates alive beyond the warm pool (`alive − warm`, isocode's pool counters), i.e. ones
@@ -131,7 +137,11 @@ export const ISOLATES_ALIVE_KEYS = ['runner.isolates.alive', 'isolatesAlive', 'i
  */
 export function isolatesLeftBehind(stats: Record<string, number> | undefined): number | undefined {
   const alive = pickStat(stats, ISOLATES_ALIVE_KEYS);
-  const warm = pickStat(stats, ['runner.isolates.warm', 'isolates.warm']);
+  const warm = pickStat(stats, [
+    'runner.sandbox.isolates.warm',
+    'runner.isolates.warm',
+    'isolates.warm',
+  ]);
   if (alive === undefined) return undefined;
   return warm === undefined ? alive : alive - warm;
 }

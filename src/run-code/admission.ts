@@ -18,18 +18,19 @@ export interface AdmissionOptions {
   /**
    * Programs running at once in one scope (one tenant's key): the rest of the global slots stay
    * available to the other scopes.
-   * @default half of maxConcurrentRuns, at least 1
+   * @default half of maxConcurrentRuns, rounded up
    * @example { maxConcurrentRunsPerScope: 2 }
    */
   maxConcurrentRunsPerScope?: number | undefined;
   /**
-   * Programs waiting for a slot in one scope; one more is refused with `OVERLOADED`.
-   * @default 2 × maxConcurrentRunsPerScope
+   * Programs waiting for a slot in one scope; one more is refused with `OVERLOADED`. A waiting
+   * run holds only its request (a program is at most `maxCodeChars`).
+   * @default 4 × maxConcurrentRuns
    */
   maxQueuedRunsPerScope?: number | undefined;
   /**
    * Programs waiting for a slot over all scopes; one more is refused with `OVERLOADED`.
-   * @default 4 × maxConcurrentRuns
+   * @default 8 × maxConcurrentRuns
    */
   maxQueuedRuns?: number | undefined;
   /**
@@ -78,15 +79,15 @@ export class Admission {
     const total = integer('maxConcurrentRuns', options.maxConcurrentRuns ?? defaultConcurrency, 1);
     this.perScope = integer(
       'maxConcurrentRunsPerScope',
-      options.maxConcurrentRunsPerScope ?? Math.max(1, Math.floor(total / 2)),
+      options.maxConcurrentRunsPerScope ?? Math.ceil(total / 2),
       1,
     );
     this.queuedPerScope = integer(
       'maxQueuedRunsPerScope',
-      options.maxQueuedRunsPerScope ?? 2 * this.perScope,
+      options.maxQueuedRunsPerScope ?? 4 * total,
       0,
     );
-    this.queuedTotal = integer('maxQueuedRuns', options.maxQueuedRuns ?? 4 * total, 0);
+    this.queuedTotal = integer('maxQueuedRuns', options.maxQueuedRuns ?? 8 * total, 0);
     this.maxWait = integer('maxQueueWaitMs', options.maxQueueWaitMs ?? 10_000, 1);
     this.global = new PQueue({ concurrency: total });
   }
@@ -156,9 +157,14 @@ export class Admission {
       });
     } catch {
       stopWaiting();
-      if (this.scopes.get(scope) === scopeQueue && scopeQueue.size === 0 && scopeQueue.pending === 0)
+      if (
+        this.scopes.get(scope) === scopeQueue &&
+        scopeQueue.size === 0 &&
+        scopeQueue.pending === 0
+      )
         this.scopes.delete(scope);
-      if (wait.signal.reason === 'aborted') throw new IsocodeError('ABORTED', 'the run was aborted while waiting for a slot');
+      if (wait.signal.reason === 'aborted')
+        throw new IsocodeError('ABORTED', 'the run was aborted while waiting for a slot');
       this.rejected++;
       throw overloaded(`no run slot became free within ${this.maxWait} ms; retry later`);
     }
@@ -168,7 +174,11 @@ export class Admission {
       done = true;
       release();
       void scopeQueue.onIdle().then(() => {
-        if (this.scopes.get(scope) === scopeQueue && scopeQueue.size === 0 && scopeQueue.pending === 0)
+        if (
+          this.scopes.get(scope) === scopeQueue &&
+          scopeQueue.size === 0 &&
+          scopeQueue.pending === 0
+        )
           this.scopes.delete(scope);
       });
     };

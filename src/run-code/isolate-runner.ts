@@ -119,7 +119,8 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
   const checker = typecheck === 'off' ? undefined : (options.checker ?? createNativeChecker());
   // Limits are validated once, here (INVALID_CONFIG), and per scope on first use.
   const baseLimits = resolveLimits(DEFAULT_LIMITS, options.pool?.defaultLimits, options.limits);
-  for (const overrides of Object.values(options.scopeLimits ?? {})) resolveLimits(baseLimits, overrides);
+  for (const overrides of Object.values(options.scopeLimits ?? {}))
+    resolveLimits(baseLimits, overrides);
   const host: ProgramHost =
     options.sandbox === 'in-process'
       ? inProcessHost({ ...options.pool, defaultLimits: baseLimits }, 8)
@@ -129,13 +130,19 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
     resolveLimits(baseLimits, options.scopeLimits?.[scope]);
 
   /** A run slot of `scope` and a sandbox slot, or the failure that refused them. */
-  async function claim(scope: string, signal: AbortSignal | undefined): Promise<{ slot: ProgramSlot; done: () => void }> {
+  async function claim(
+    scope: string,
+    signal: AbortSignal | undefined,
+  ): Promise<{ slot: ProgramSlot; done: () => void }> {
     let leave: () => void;
     try {
       leave = await admission.acquire(scope, signal);
     } catch (error) {
       if (isIsocodeError(error) && error.code === 'ABORTED')
-        throw failure('aborted', 'the run was aborted while waiting for a slot', { logs: [], calls: [] });
+        throw failure('aborted', 'the run was aborted while waiting for a slot', {
+          logs: [],
+          calls: [],
+        });
       throw error;
     }
     try {
@@ -187,9 +194,20 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
           const r = await ctx.dispatch(tool, args, signal);
           const line: CallLine = r.ok
             ? { name: tool, ok: true, durationMs: performance.now() - started }
-            : { name: tool, ok: false, code: r.error.code, durationMs: performance.now() - started };
+            : {
+                name: tool,
+                ok: false,
+                code: r.error.code,
+                durationMs: performance.now() - started,
+              };
           calls.push(line);
-          ctx.emit({ type: 'call-end', name: tool, ok: line.ok, code: line.code, durationMs: line.durationMs });
+          ctx.emit({
+            type: 'call-end',
+            name: tool,
+            ok: line.ok,
+            code: line.code,
+            durationMs: line.durationMs,
+          });
           return r.ok
             ? { ok: true, value: r.value }
             : { ok: false, code: r.error.code, message: r.error.message };
@@ -256,7 +274,10 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
       );
     }
     if (diagnostics.length > 0) {
-      const line: LogLine = { level: 'warn', text: `[typecheck] ${formatDiagnostics(diagnostics)}` };
+      const line: LogLine = {
+        level: 'warn',
+        text: `[typecheck] ${formatDiagnostics(diagnostics)}`,
+      };
       logs.push(line);
       ctx.emit({ type: 'log', ...line });
     }
@@ -302,6 +323,10 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
     async close() {
       await Promise.allSettled([host.close(), checker?.close()]);
     },
-    stats: () => ({ sandbox: host.stats(), admission: admission.stats(), checker: checker?.stats() }),
+    stats: () => ({
+      sandbox: host.stats(),
+      admission: admission.stats(),
+      checker: checker?.stats(),
+    }),
   };
 }

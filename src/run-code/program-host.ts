@@ -9,21 +9,25 @@ import { transpileGuarded } from '../compile/guarded-transpile.js';
 import type { Diagnostic, TranspileResult } from '../compile/types.js';
 import { SandboxPool, type SandboxPoolOptions } from '../sandbox/index.js';
 import type { RunOutcome, RunRequest, SandboxLimits } from '../sandbox/types.js';
-import { WorkerPool, type WorkerPoolOptions, type WorkerPoolStats } from '../sandbox/worker/supervisor.js';
+import {
+  WorkerPool,
+  type WorkerPoolOptions,
+  type WorkerPoolStats,
+} from '../sandbox/worker/supervisor.js';
 import type { SandboxPoolStats } from '../sandbox/pool-options.js';
 
 /** What a transpile says: fine, the program's syntax errors, or the process that tried died. */
 export type TranspileVerdict =
-  | { ok: true }
-  | { ok: false; diagnostics: Diagnostic[] }
-  | { ok: false; crashed: string };
+  { ok: true } | { ok: false; diagnostics: Diagnostic[] } | { ok: false; crashed: string };
 
 /** One run's claim on a program host. */
 export interface ProgramSlot {
   /** Transpiles `code` where it will run. */
   transpile(code: string): Promise<TranspileVerdict>;
   /** Runs the program of the last successful {@link transpile}. Never rejects. */
-  run(request: Omit<RunRequest, 'js' | 'mapPosition'> & { limits: SandboxLimits }): Promise<RunOutcome>;
+  run(
+    request: Omit<RunRequest, 'js' | 'mapPosition'> & { limits: SandboxLimits },
+  ): Promise<RunOutcome>;
   /** Gives the slot back (idempotent). */
   release(): void;
 }

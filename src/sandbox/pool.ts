@@ -235,7 +235,11 @@ export class SandboxPool {
    * installed, else one whose context is replaced now (another scope cannot be removed). An isolate
    * that served another partition is never taken.
    */
-  private async acquire(memoryMb: number, tree: string, partition: string): Promise<SandboxIsolate> {
+  private async acquire(
+    memoryMb: number,
+    tree: string,
+    partition: string,
+  ): Promise<SandboxIsolate> {
     if (memoryMb === this.limits.memoryMb) {
       this.lastTree = tree;
       let isolate = this.takeWarm(tree, partition);

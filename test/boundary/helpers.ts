@@ -9,7 +9,11 @@ import {
 } from '../../src/index.js';
 
 /** A tool whose calls wait until `open()` (for runs that must stay in flight). */
-export function gate(): { tool: ReturnType<typeof defineTool>; open: () => void; entered: () => number } {
+export function gate(): {
+  tool: ReturnType<typeof defineTool>;
+  open: () => void;
+  entered: () => number;
+} {
   let release: () => void = () => {};
   let opened = new Promise<void>((resolve) => (release = resolve));
   let count = 0;

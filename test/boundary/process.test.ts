@@ -68,7 +68,8 @@ describe('the host survives what a program does to its process', () => {
 
   it('stops a builtin that ignores termination by killing its process (timeout), before and after return', async () => {
     // indexOf over a huge holey array never checks for termination.
-    const spin = 'const a: number[] = []; a[2 ** 31] = 1; a.indexOf(5); a.indexOf(5); a.indexOf(5);';
+    const spin =
+      'const a: number[] = []; a[2 ** 31] = 1; a.indexOf(5); a.indexOf(5); a.indexOf(5);';
     const r = await runIn(rt, 'a', `${spin} return 1;`);
     expect(kind(r)).toBe('timeout');
     expect(await benign(rt, 'b')).toBe('b');

@@ -123,8 +123,7 @@ export class WorkerHandle {
       if (raw.t === 'ready') {
         this.started = true;
         onReady(true);
-      }
-      else this.onMessage(raw);
+      } else this.onMessage(raw);
     });
   }
 
@@ -150,7 +149,9 @@ export class WorkerHandle {
 
   /** True once the process has exited or is being killed. */
   get gone(): boolean {
-    return this.killReason !== undefined || this.child.exitCode !== null || this.exitSignal !== null;
+    return (
+      this.killReason !== undefined || this.child.exitCode !== null || this.exitSignal !== null
+    );
   }
 
   /** Why the supervisor killed this worker; undefined while alive or when it died on its own. */
@@ -169,9 +170,12 @@ export class WorkerHandle {
   }
 
   /** When the current run started (performance.now()) and the process CPU then; undefined when idle. */
-  get runClock(): { startedAt: number; cpuAtStart: number | undefined; limits: SandboxLimits } | undefined {
+  get runClock():
+    { startedAt: number; cpuAtStart: number | undefined; limits: SandboxLimits } | undefined {
     const run = this.active;
-    return run && { startedAt: run.startedAt, cpuAtStart: run.cpuAtStart, limits: run.request.limits };
+    return (
+      run && { startedAt: run.startedAt, cpuAtStart: run.cpuAtStart, limits: run.request.limits }
+    );
   }
 
   /**
@@ -199,7 +203,9 @@ export class WorkerHandle {
     const id = ++this.nextId;
     const startedAt = performance.now();
     if (this.gone || this.active !== undefined)
-      return Promise.resolve(this.failed('crashed', 'sandbox failure: the worker is not available', 0));
+      return Promise.resolve(
+        this.failed('crashed', 'sandbox failure: the worker is not available', 0),
+      );
     this.runs++;
     this.partition = request.partition;
     const controller = new AbortController();
@@ -239,7 +245,7 @@ export class WorkerHandle {
             ...outcome,
             logs: run.logs,
             stats: { ...outcome.stats, logBytes: run.logBytes },
-          } as RunOutcome);
+          });
         });
       };
       this.send({
@@ -332,7 +338,11 @@ export class WorkerHandle {
       try {
         result = await run.request.dispatch(tool, args, run.controller.signal);
       } catch {
-        result = { ok: false, code: 'INTERNAL_ERROR', message: `the call to ${tool} failed inside the host` };
+        result = {
+          ok: false,
+          code: 'INTERNAL_ERROR',
+          message: `the call to ${tool} failed inside the host`,
+        };
       }
       run.inFlight--;
       reply(result);

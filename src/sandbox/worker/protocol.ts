@@ -7,7 +7,13 @@
  */
 import type { JsonValue } from '../../json.js';
 import type { Diagnostic } from '../../compile/types.js';
-import type { DispatchResult, LogEntry, RunOutcome, SandboxBinding, SandboxLimits } from '../types.js';
+import type {
+  DispatchResult,
+  LogEntry,
+  RunOutcome,
+  SandboxBinding,
+  SandboxLimits,
+} from '../types.js';
 
 /** Options the host gives a worker at start (as one JSON argument on its command line). */
 export interface WorkerSettings {
@@ -38,8 +44,7 @@ export type HostMessage =
 
 /** The verdict of a transpile: diagnostics in the program's own coordinates when it failed. */
 export type TranspileReply =
-  | { ok: true; notes: string[] }
-  | { ok: false; diagnostics: Diagnostic[] };
+  { ok: true; notes: string[] } | { ok: false; diagnostics: Diagnostic[] };
 
 /** Worker → host. */
 export type WorkerMessage =

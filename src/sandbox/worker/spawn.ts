@@ -19,7 +19,7 @@ let cached: Entry | undefined;
 
 /** The package root: the nearest folder above `from` with a package.json. */
 function packageRoot(from: string): string | undefined {
-  for (let dir = from; ; ) {
+  for (let dir = from; ;) {
     if (existsSync(join(dir, 'package.json'))) return dir;
     const parent = dirname(dir);
     if (parent === dir) return undefined;

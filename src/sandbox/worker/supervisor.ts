@@ -268,7 +268,8 @@ export class WorkerPool {
 
   /** Starts workers until `spare` are idle or starting. */
   private refill(): void {
-    const idle = (): number => [...this.workers].filter((w) => !this.leased.has(w) && !w.gone).length;
+    const idle = (): number =>
+      [...this.workers].filter((w) => !this.leased.has(w) && !w.gone).length;
     while (!this.closed && idle() < this.spare && this.start() !== undefined) {
       // started one more; its 'ready' puts it among the idle ones
     }
