@@ -18,6 +18,7 @@ import type {
   SandboxLimits,
 } from '../types.js';
 import {
+  BINDINGS_CACHE,
   isWorkerMessage,
   type HostMessage,
   type TranspileReply,
@@ -49,6 +50,13 @@ const LOG_SLACK_BYTES = 64 * 1024;
 const RUN_ENDED = new DOMException('the run has ended', 'AbortError');
 const MIB = 1024 * 1024;
 
+/**
+ * A key per bindings list (the runtime caches one list per scope catalog, so the identity of the
+ * list is the identity of the tree).
+ */
+const BINDING_KEYS = new WeakMap<readonly SandboxBinding[], number>();
+let lastBindingKey = 0;
+
 interface ActiveRun {
   id: number;
   request: WorkerRun;
@@ -70,6 +78,8 @@ function emptyStats(wallMs = 0): RunOutcome['stats'] {
 /** One worker process. */
 export class WorkerHandle {
   private nextId = 0;
+  /** Keys of the `tools` trees this worker holds, least recently used first. */
+  private readonly sentTrees = new Set<number>();
   private readonly transpiles = new Map<number, (reply: TranspileReply | undefined) => void>();
   private active: ActiveRun | undefined;
   private killReason: KillReason | undefined;
@@ -252,12 +262,29 @@ export class WorkerHandle {
         t: 'run',
         id,
         program,
-        bindings: [...request.bindings],
+        ...this.bindingsFor(request.bindings),
         limits: request.limits,
         partition: request.partition,
       });
       if (request.signal?.aborted === true) onAbort();
     });
+  }
+
+  /** The key of `bindings`, with the list itself when this worker has not been sent it lately. */
+  private bindingsFor(bindings: readonly SandboxBinding[]): {
+    bindingsKey: number;
+    bindings?: SandboxBinding[];
+  } {
+    let key = BINDING_KEYS.get(bindings);
+    if (key === undefined) {
+      key = ++lastBindingKey;
+      BINDING_KEYS.set(bindings, key);
+    }
+    const known = this.sentTrees.delete(key);
+    this.sentTrees.add(key);
+    for (const old of this.sentTrees)
+      if (this.sentTrees.size > BINDINGS_CACHE) this.sentTrees.delete(old);
+    return known ? { bindingsKey: key } : { bindingsKey: key, bindings: [...bindings] };
   }
 
   /** Ends the process now (SIGKILL: isolated-vm would wait for a stuck isolate at a clean exit). */

@@ -10,7 +10,13 @@ import { SandboxPool } from '../pool.js';
 import { transpileGuarded } from '../../compile/guarded-transpile.js';
 import type { TranspileResult } from '../../compile/types.js';
 import type { DispatchResult } from '../types.js';
-import type { HostMessage, WorkerMessage, WorkerSettings } from './protocol.js';
+import {
+  BINDINGS_CACHE,
+  type HostMessage,
+  type WorkerMessage,
+  type WorkerSettings,
+} from './protocol.js';
+import type { SandboxBinding } from '../types.js';
 
 const settings = JSON.parse(process.argv[2] ?? '{}') as WorkerSettings;
 
@@ -51,6 +57,18 @@ const pool = new SandboxPool({
 /** Transpiled programs waiting for their run (the supervisor runs one right after its transpile). */
 const programs = new Map<number, TranspileResult & { ok: true }>();
 const MAX_PROGRAMS = 4;
+/** `tools` trees by key, least recently used first. */
+const trees = new Map<number, SandboxBinding[]>();
+
+function treeOf(message: HostMessage & { t: 'run' }): SandboxBinding[] | undefined {
+  const tree = message.bindings ?? trees.get(message.bindingsKey);
+  if (tree === undefined) return undefined;
+  trees.delete(message.bindingsKey);
+  trees.set(message.bindingsKey, tree);
+  for (const key of trees.keys()) if (trees.size > BINDINGS_CACHE) trees.delete(key);
+  return tree;
+}
+
 /** Runs in progress: their abort controllers and unanswered binding calls. */
 const runs = new Map<
   number,
@@ -89,14 +107,15 @@ async function run(message: HostMessage & { t: 'run' }): Promise<void> {
   const { id } = message;
   const program = programs.get(message.program);
   programs.delete(message.program);
-  if (program === undefined) {
+  const bindings = treeOf(message);
+  if (program === undefined || bindings === undefined) {
     send({
       t: 'done',
       id,
       outcome: {
         ok: false,
         kind: 'internal',
-        message: 'sandbox failure: the program was not transpiled in this worker',
+        message: 'sandbox failure: the worker lacks the program or its tools',
         logs: [],
         stats: { cpuMs: 0, wallMs: 0, calls: 0, isolateMs: 0, logBytes: 0, truncatedLogs: false },
       },
@@ -111,7 +130,7 @@ async function run(message: HostMessage & { t: 'run' }): Promise<void> {
     const outcome = await pool.run({
       js: program.js,
       mapPosition: (line, column) => program.mapPosition(line, column),
-      bindings: message.bindings,
+      bindings,
       limits: message.limits,
       partition: message.partition,
       signal: controller.signal,

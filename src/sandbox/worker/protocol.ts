@@ -27,6 +27,9 @@ export interface WorkerSettings {
   watchdogIntervalMs: number;
 }
 
+/** How many `tools` trees a worker keeps by key (and the host remembers having sent). */
+export const BINDINGS_CACHE = 16;
+
 /** Host → worker. `id` names a run (or a transpile request) for the life of the worker. */
 export type HostMessage =
   | { t: 'transpile'; id: number; code: string }
@@ -35,7 +38,12 @@ export type HostMessage =
       id: number;
       /** The id of the `transpile` whose program this runs (it must have succeeded). */
       program: number;
-      bindings: SandboxBinding[];
+      /**
+       * The `tools` tree: the list, the first time this worker sees `bindingsKey`; afterwards
+       * only the key (the worker keeps the last few trees).
+       */
+      bindingsKey: number;
+      bindings?: SandboxBinding[];
       limits: SandboxLimits;
       partition: string;
     }
