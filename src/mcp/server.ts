@@ -90,7 +90,23 @@ function progressMessage(event: RunProgressEvent): string {
  * @throws IsocodeError INVALID_SCOPE when the scope does not exist.
  */
 export function createMcpServer(options: McpServerOptions): Server {
+  return buildMcpServer(options).server;
+}
+
+/** A server and how many `tools/call` requests it is serving right now. */
+export interface TrackedMcpServer {
+  server: Server;
+  /** `tools/call` requests in progress. */
+  callsInFlight(): number;
+  /** When the last call started or ended (`Date.now()`), or when the server was built. */
+  lastActive(): number;
+}
+
+/** {@link createMcpServer}, plus the in-flight count the HTTP face's session table reads. */
+export function buildMcpServer(options: McpServerOptions): TrackedMcpServer {
   const { runtime } = options;
+  let calls = 0;
+  let active = Date.now();
   const scope = options.scope ?? DEFAULT_SCOPE;
   const helperMode = options.helpers ?? 'auto';
   const threshold = options.helperThresholdChars ?? DEFAULT_HELPER_THRESHOLD_CHARS;
@@ -151,6 +167,8 @@ export function createMcpServer(options: McpServerOptions): Server {
       if (list.helpers && name === SEARCH_TOOLS) return searchTools(runtime, scope, args);
       if (list.helpers && name === DESCRIBE_TOOL) return describeTools(runtime, scope, args);
 
+      calls += 1;
+      active = Date.now();
       const callId = randomUUID();
       const token = request.params._meta?.progressToken;
       let unsubscribe: (() => void) | undefined;
@@ -176,9 +194,11 @@ export function createMcpServer(options: McpServerOptions): Server {
         return toCallToolResult(result, list.withOutput.has(name));
       } finally {
         unsubscribe?.();
+        calls -= 1;
+        active = Date.now();
       }
     },
   );
 
-  return server;
+  return { server, callsInFlight: () => calls, lastActive: () => active };
 }
