@@ -112,7 +112,7 @@ function whenSent(response: Response, signal: AbortSignal, done: () => void): Re
     once();
     return response;
   }
-  const reader = response.body.getReader();
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       const chunk = await reader.read();

@@ -97,9 +97,9 @@ export function createMcpServer(options: McpServerOptions): Server {
 export interface TrackedMcpServer {
   server: Server;
   /** `tools/call` requests in progress. */
-  callsInFlight(): number;
+  callsInFlight: () => number;
   /** When the last call started or ended (`Date.now()`), or when the server was built. */
-  lastActive(): number;
+  lastActive: () => number;
 }
 
 /** {@link createMcpServer}, plus the in-flight count the HTTP face's session table reads. */

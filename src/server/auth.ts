@@ -73,7 +73,7 @@ export interface RequestFacts {
 }
 
 /** Reads the {@link RequestFacts} of a Hono request. */
-export function requestFacts(c: Context): RequestFacts {
+export function requestFacts<C extends Context>(c: C): RequestFacts {
   let peer: string | undefined;
   try {
     peer = getConnInfo(c).remote.address;
