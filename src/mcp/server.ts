@@ -117,15 +117,16 @@ export function buildMcpServer(options: McpServerOptions): TrackedMcpServer {
   const listing = (): Listing => {
     const wire = runtime.wireTools('mcp', scope);
     const runCode = wire.find((t) => t.name === RUN_CODE);
-    const helpers =
-      mode === 'code' &&
+    const parts = mode === 'code' ? runtime.runCodeDescription(scope) : undefined;
+    const compact =
+      parts !== undefined &&
       runCode !== undefined &&
-      (helperMode === 'always' ||
-        (helperMode === 'auto' && runCode.description.length > threshold));
+      (helperMode === 'always' || (helperMode === 'auto' && runCode.description.length > threshold))
+        ? compactRunCodeDescription(runtime, scope, parts)
+        : undefined;
+    const helpers = compact !== undefined;
     const tools: Tool[] = wire.map((t) =>
-      helpers && t.name === RUN_CODE
-        ? { ...t, description: compactRunCodeDescription(runtime, scope, t.description) }
-        : { ...t },
+      compact !== undefined && t.name === RUN_CODE ? { ...t, description: compact } : { ...t },
     ) as Tool[];
     if (helpers) tools.push(...helperTools());
     return {
