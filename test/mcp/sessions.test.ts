@@ -139,12 +139,33 @@ describe('MCP HTTP sessions', () => {
 
   it('over its quota, a key displaces only its own least recently used idle session', async () => {
     const h = await serve({ maxSessionsPerKey: 2 });
-    const a1 = await connect(h, KEY_A);
-    const a2 = await connect(h, KEY_A);
-    await a2.client.ping(); // a1 is now the least recently used
-    await connect(h, KEY_A);
-    await expect(a1.client.ping()).rejects.toThrow();
-    await a2.client.ping();
+    // Raw requests: no client opens a GET stream behind our back, so the order of use is ours.
+    const begin = async (key: string): Promise<string> =>
+      (await initialize(h, key)).headers.get('mcp-session-id') ?? '';
+    const ping = async (key: string, id: string): Promise<number> =>
+      (
+        await fetch(h.url, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${key}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-session-id': id,
+            'mcp-protocol-version': '2025-06-18',
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
+        })
+      ).status;
+    const b = await begin(KEY_B);
+    const a1 = await begin(KEY_A);
+    const a2 = await begin(KEY_A);
+    expect(await ping(KEY_A, a2)).toBe(200); // a1 is now A's least recently used
+    const a3 = await begin(KEY_A);
+    expect(a3).not.toBe('');
+    expect(await ping(KEY_A, a1)).toBe(404);
+    expect(await ping(KEY_A, a2)).toBe(200);
+    expect(await ping(KEY_A, a3)).toBe(200);
+    expect(await ping(KEY_B, b)).toBe(200); // B's older, idle session was not A's to take
   });
 
   it('a full table refuses the newcomer with 503 instead of closing another tenant’s session', async () => {
@@ -197,17 +218,19 @@ describe('MCP HTTP sessions', () => {
   });
 
   it('the idle sweep never closes a session with a call in flight', async () => {
-    const h = await serve({ sessionIdleMs: 50 });
+    const h = await serve({ sessionIdleMs: 1000 });
     closeGate();
     const busy = await connect(h, KEY_A);
+    const call = busy.client
+      .callTool({ name: 'gate.wait', arguments: {} })
+      .then(text, (err: unknown) => err);
     const idle = await connect(h, KEY_B);
-    const call = busy.client.callTool({ name: 'gate.wait', arguments: {} });
     await until(() => waiting === 1, 'a call in flight');
-    // Several sweeps run meanwhile (every 50 ms); nothing touches either session.
-    await new Promise((r) => setTimeout(r, 400));
+    // Sweeps run every second meanwhile; nothing touches either session for over three idle periods.
+    await new Promise((r) => setTimeout(r, 3500));
     await expect(idle.client.ping()).rejects.toThrow();
     open();
-    expect(text(await call)).toBe('passed');
+    expect(await call).toBe('passed');
     await busy.client.ping();
   });
 });
