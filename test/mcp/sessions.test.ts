@@ -88,24 +88,36 @@ const until = async (check: () => boolean, what: string): Promise<void> => {
 };
 const text = (r: unknown): string =>
   (r as CallToolResult).content.map((c) => (c.type === 'text' ? c.text : '')).join('');
-const initialize = (h: McpHttpHandle, key: string): Promise<Response> =>
+/** A raw request to the endpoint as `key`, in session `session` when given. */
+const raw = (
+  h: McpHttpHandle,
+  key: string,
+  method: string,
+  body?: unknown,
+  session?: string,
+): Promise<Response> =>
   fetch(h.url, {
-    method: 'POST',
+    method,
     headers: {
       authorization: `Bearer ${key}`,
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
+      ...(session === undefined
+        ? {}
+        : { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' }),
     },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 'raw', version: '0' },
-      },
-    }),
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+const initialize = (h: McpHttpHandle, key: string): Promise<Response> =>
+  raw(h, key, 'POST', {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'raw', version: '0' },
+    },
   });
 
 describe('MCP HTTP sessions', () => {
@@ -143,19 +155,7 @@ describe('MCP HTTP sessions', () => {
     const begin = async (key: string): Promise<string> =>
       (await initialize(h, key)).headers.get('mcp-session-id') ?? '';
     const ping = async (key: string, id: string): Promise<number> =>
-      (
-        await fetch(h.url, {
-          method: 'POST',
-          headers: {
-            authorization: `Bearer ${key}`,
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            'mcp-session-id': id,
-            'mcp-protocol-version': '2025-06-18',
-          },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
-        })
-      ).status;
+      (await raw(h, key, 'POST', { jsonrpc: '2.0', id: 2, method: 'ping' }, id)).status;
     const b = await begin(KEY_B);
     const a1 = await begin(KEY_A);
     const a2 = await begin(KEY_A);
@@ -193,17 +193,7 @@ describe('MCP HTTP sessions', () => {
     const id = a.transport.sessionId ?? '';
     expect(id).not.toBe('');
     const as = (key: string, method: string, body?: unknown): Promise<Response> =>
-      fetch(h.url, {
-        method,
-        headers: {
-          authorization: `Bearer ${key}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-session-id': id,
-          'mcp-protocol-version': '2025-06-18',
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
+      raw(h, key, method, body, id);
     expect((await as(KEY_B, 'DELETE')).status).toBe(404);
     const cancel = {
       jsonrpc: '2.0',
