@@ -18,7 +18,7 @@ import {
   requestFacts,
   type ApiKey,
 } from '../server/auth.js';
-import { buildMcpServer, type McpServerOptions } from './server.js';
+import { buildMcpServer, type McpServerOptions, type TrackedMcpServer } from './server.js';
 import { SessionTable, type SessionLike } from './sessions.js';
 
 /** An API key of the MCP HTTP endpoint, bound to the scope its requests run in. */
@@ -165,7 +165,7 @@ export async function serveMcpHttp(options: McpHttpOptions): Promise<McpHttpHand
 
   const sessions = new SessionTable<Session>({ maxSessions, maxSessionsPerKey });
   const live = new Set<{ close(): Promise<void> }>();
-  const newServer = (scope: string): ReturnType<typeof buildMcpServer> => {
+  const newServer = (scope: string): TrackedMcpServer => {
     const tracked = buildMcpServer({ ...options, scope });
     live.add(tracked.server);
     tracked.server.onclose = () => live.delete(tracked.server);

@@ -111,7 +111,7 @@ export interface AuthenticatorOptions {
 const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 
 /** The tenant id of anonymous requests. */
-export const ANONYMOUS_TENANT = 'anonymous';
+const ANONYMOUS_TENANT = 'anonymous';
 
 /**
  * Builds the request authenticator. Keys are compared in constant time: both sides are hashed
