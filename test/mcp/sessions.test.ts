@@ -21,6 +21,7 @@ const KEYS = [
 let open: () => void = () => undefined;
 let gate = Promise.resolve();
 let waiting = 0;
+let aborts = 0;
 const closeGate = (): void => {
   gate = new Promise((r) => (open = r));
 };
@@ -44,6 +45,20 @@ beforeAll(async () => {
           }
           return 'passed';
         },
+      }),
+      defineTool({
+        name: 'gate.until_abort',
+        description: 'Runs until its call is aborted.',
+        input: { type: 'object', properties: {} },
+        execute: (_args: object, ctx) =>
+          new Promise((_, reject) => {
+            waiting += 1;
+            ctx.signal.addEventListener('abort', () => {
+              waiting -= 1;
+              aborts += 1;
+              reject(new Error('aborted'));
+            });
+          }),
       }),
     ],
     scopes: { default: { mode: 'native' } },
@@ -95,9 +110,11 @@ const raw = (
   method: string,
   body?: unknown,
   session?: string,
+  signal?: AbortSignal,
 ): Promise<Response> =>
   fetch(h.url, {
     method,
+    ...(signal === undefined ? {} : { signal }),
     headers: {
       authorization: `Bearer ${key}`,
       'content-type': 'application/json',
@@ -126,7 +143,9 @@ describe('MCP HTTP sessions', () => {
     closeGate();
     const a1 = await connect(h, KEY_A);
     const a2 = await connect(h, KEY_A);
-    const calls = [a1, a2].map((s) => s.client.callTool({ name: 'gate.wait', arguments: {} }));
+    const calls = [a1, a2].map((s) =>
+      s.client.callTool({ name: 'gate.wait', arguments: {} }).then(text, (err: unknown) => err),
+    );
     await until(() => waiting === 2, 'two calls in flight');
 
     const raw = await initialize(h, KEY_A);
@@ -142,11 +161,11 @@ describe('MCP HTTP sessions', () => {
 
     // Tenant B has its own quota.
     const b = await connect(h, KEY_B);
-    expect((await b.client.listTools()).tools.map((t) => t.name)).toEqual(['gate.wait']);
+    expect((await b.client.listTools()).tools.map((t) => t.name)).toContain('gate.wait');
 
     // The busy sessions were not touched: their calls complete.
     open();
-    expect((await Promise.all(calls)).map(text)).toEqual(['passed', 'passed']);
+    expect(await Promise.all(calls)).toEqual(['passed', 'passed']);
   });
 
   it('over its quota, a key displaces only its own least recently used idle session', async () => {
@@ -188,7 +207,9 @@ describe('MCP HTTP sessions', () => {
     const h = await serve({});
     closeGate();
     const a = await connect(h, KEY_A);
-    const call = a.client.callTool({ name: 'gate.wait', arguments: {} });
+    const call = a.client
+      .callTool({ name: 'gate.wait', arguments: {} })
+      .then(text, (err: unknown) => err);
     await until(() => waiting === 1, 'a call in flight');
     const id = a.transport.sessionId ?? '';
     expect(id).not.toBe('');
@@ -203,7 +224,7 @@ describe('MCP HTTP sessions', () => {
     expect((await as(KEY_B, 'POST', cancel)).status).toBe(404);
     expect((await as(KEY_B, 'GET')).status).toBe(404);
     open();
-    expect(text(await call)).toBe('passed');
+    expect(await call).toBe('passed');
     await a.client.ping();
   });
 
@@ -222,5 +243,29 @@ describe('MCP HTTP sessions', () => {
     open();
     expect(await call).toBe('passed');
     await busy.client.ping();
+  });
+
+  it('stateless: a client that goes away aborts its call', async () => {
+    const h = await serve({ sessions: 'stateless' });
+    const before = aborts;
+    const gone = new AbortController();
+    const request = raw(
+      h,
+      KEY_A,
+      'POST',
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'gate.until_abort', arguments: {} },
+      },
+      undefined,
+      gone.signal,
+    ).catch((err: unknown) => err);
+    await until(() => waiting === 1, 'the call to start');
+    gone.abort();
+    await request;
+    await until(() => aborts === before + 1, 'the call to be aborted');
+    expect(waiting).toBe(0);
   });
 });
