@@ -168,7 +168,12 @@ export async function serveMcpHttp(options: McpHttpOptions): Promise<McpHttpHand
   const newServer = (scope: string): TrackedMcpServer => {
     const tracked = buildMcpServer({ ...options, scope });
     live.add(tracked.server);
-    tracked.server.onclose = () => live.delete(tracked.server);
+    // Keep the server's own close handler (it stops watching the runtime's catalog).
+    const onclose = tracked.server.onclose;
+    tracked.server.onclose = () => {
+      live.delete(tracked.server);
+      onclose?.();
+    };
     return tracked;
   };
 
