@@ -28,6 +28,7 @@ export const ERROR_CODES = [
   'UPSTREAM_UNAVAILABLE',
   // service
   'UNAUTHORIZED',
+  'FORBIDDEN',
   'BAD_REQUEST',
   'PAYLOAD_TOO_LARGE',
   'NOT_FOUND',

@@ -19,7 +19,7 @@ import {
 } from './run-code/isolate-runner.js';
 import { ScopeSdkCache } from './run-code/scope-sdk.js';
 import { createRunCodeTool } from './run-code/tool.js';
-import type { RenderedSdk } from './sdk/index.js';
+import { renderInstructions, type RenderedSdk } from './sdk/index.js';
 import { RUN_CODE } from './tools/names.js';
 import type { CodeRunner, ProgramDiagnostic, RunProgressEvent } from './run-code/types.js';
 import { IsocodeError } from './errors.js';
@@ -111,6 +111,15 @@ export interface Runtime {
   on(listener: EventListener): () => void;
   /** The TypeScript SDK of a scope's visible tools (text, hash, bindings, warnings). */
   sdk(scope?: string): RenderedSdk;
+  /**
+   * run_code's description in a scope, in parts for a face to compose: `base` (what run_code is),
+   * `instructions` (how to write a program) and `sdk` (the scope's SDK). `wireTools` composes them
+   * as `base`, a blank line, the instructions, then the SDK in a ```ts block (the `tools:sdk`
+   * prompt section). Undefined when the scope does not show run_code.
+   */
+  runCodeDescription(
+    scope?: string,
+  ): { base: string; instructions: string; sdk: RenderedSdk } | undefined;
   /**
    * The system-prompt sections of a scope, in order: `tools:code-only` (under `code`: only run_code may be
    * called directly; empty under `both`; absent under `native`) and `tools:sdk` (instructions and SDK;
@@ -227,6 +236,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           ? { ...t, description: `${t.description}\n\n${sdks.prompt(scope)}` }
           : t,
       );
+  const runCodeDescription = (scope: string): ReturnType<Runtime['runCodeDescription']> => {
+    const base = registry.wireSchemas(scope).find((t) => t.name === RUN_CODE)?.description;
+    return base === undefined
+      ? undefined
+      : { base, instructions: renderInstructions(), sdk: sdks.sdk(scope) };
+  };
 
   const catalogListeners = new Set<() => void>();
   const toolsChanged = (): void => {
@@ -247,6 +262,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     wireTools: ((format: WireFormat, scope = DEFAULT_SCOPE) =>
       toWireFormat(wire(scope), format)) as Runtime['wireTools'],
     sdk: (scope = DEFAULT_SCOPE) => sdks.sdk(scope),
+    runCodeDescription: (scope = DEFAULT_SCOPE) => runCodeDescription(scope),
     systemPrompt: (scope = DEFAULT_SCOPE) => sections(scope),
     check: async (code, scope = DEFAULT_SCOPE, signal) => {
       if (!runner?.check)

@@ -12,7 +12,6 @@ import {
   type ToolDefinition,
   type ToolSchema,
 } from '../index.js';
-import { loadConfig } from '../sources/config.js';
 import type { IsocodeConfig, LimitsConfig } from '../sources/config-types.js';
 import { loadModuleTools } from '../sources/module.js';
 import { openRuntime } from '../sources/open.js';
@@ -131,15 +130,16 @@ export async function openCliRuntime(options: CliRuntimeOptions): Promise<CliRun
       : catalogTools(toolsFile)
     : [];
 
+  // The flags; openRuntime layers them over the config's limits, field by field.
+  const codeMode: CodeModeOptions | false = options.codeMode
+    ? {
+        ...typecheckOption(options.typecheck),
+        ...(hasFlagLimits ? { limits: flagLimits } : {}),
+      }
+    : false;
   let opened: CliRuntime;
   if (toolsFile && options.config === undefined) {
     // Only the file's tools, in a code-mode default scope.
-    const codeMode: CodeModeOptions | false = options.codeMode
-      ? {
-          ...typecheckOption(options.typecheck),
-          ...(hasFlagLimits ? { limits: flagLimits } : {}),
-        }
-      : false;
     const runtime = await createRuntime({
       tools: extraTools,
       scopes: { default: { mode: 'code' } },
@@ -152,15 +152,6 @@ export async function openCliRuntime(options: CliRuntimeOptions): Promise<CliRun
       close: () => runtime.close(),
     };
   } else {
-    const configLimits = hasFlagLimits
-      ? defined((await loadConfig(options.config, { cwd })).limits)
-      : undefined;
-    const codeMode: CodeModeOptions | false = options.codeMode
-      ? {
-          ...typecheckOption(options.typecheck),
-          ...(hasFlagLimits ? { limits: { ...configLimits, ...flagLimits } } : {}),
-        }
-      : false;
     const o = await openRuntime({
       configPath: options.config,
       cwd,

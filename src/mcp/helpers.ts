@@ -5,7 +5,8 @@
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Runtime, ToolSchema } from '../index.js';
-import { renderInstructions, renderSdk, renderSdkPrompt } from '../sdk/index.js';
+import { bindingExpression } from '../sdk/bindings.js';
+import { renderSdk } from '../sdk/index.js';
 
 /** Name of the helper that searches the scope's tools. */
 export const SEARCH_TOOLS = 'search_tools';
@@ -26,18 +27,15 @@ const MAX_DESCRIBE = 20;
 const DEFAULT_LIMIT = 10;
 const MAX_LIMIT = 50;
 
+/** run_code's description in parts, as the runtime gives them. */
+type RunCodeDescription = NonNullable<ReturnType<Runtime['runCodeDescription']>>;
+
 /** A tool as the helpers see it: its binding expression and catalog entry. */
 interface IndexedTool {
   /** `tools.fs.read_file` or `tools["get-user"]`. */
   binding: string;
   schema: ToolSchema;
   summary: string;
-}
-
-const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-
-function bindingExpression(path: readonly string[]): string {
-  return `tools${path.map((p) => (IDENT.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`)).join('')}`;
 }
 
 function summary(description: string): string {
@@ -62,16 +60,22 @@ function indexTools(runtime: Runtime, scope: string): IndexedTool[] {
   return out;
 }
 
-/** The `run_code` description that lists an index of tools instead of the full SDK. */
-export function compactRunCodeDescription(runtime: Runtime, scope: string, full: string): string {
-  const sdk = runtime.sdk(scope);
-  const prompt = renderSdkPrompt(sdk);
-  const base = full.endsWith(prompt) ? full.slice(0, full.length - prompt.length).trimEnd() : '';
+/**
+ * The `run_code` description that lists an index of tools instead of the full SDK: run_code's own
+ * description and the instructions (the runtime's parts), then the index.
+ */
+export function compactRunCodeDescription(
+  runtime: Runtime,
+  scope: string,
+  parts: RunCodeDescription,
+): string {
+  const base = parts.base.trim();
+  const { sdk } = parts;
   const tools = indexTools(runtime, scope);
   const index = tools.map((t) => `- ${t.binding}${t.summary === '' ? '' : ` — ${t.summary}`}`);
   return [
     ...(base === '' ? [] : [base, '']),
-    renderInstructions().trimEnd(),
+    parts.instructions.trimEnd(),
     '',
     `This scope has ${tools.length} tools. Their TypeScript SDK (${sdk.text.length} characters) is too large to list here, but every program is type-checked against it.`,
     `Before writing a program, call \`${SEARCH_TOOLS}\` to find tools by keyword and \`${DESCRIBE_TOOL}\` to read their exact TypeScript declarations (argument and result types).`,

@@ -1,17 +1,28 @@
-/** Serving a runtime's scope as an MCP server over streamable HTTP. */
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+/**
+ * Serving a runtime's scope as an MCP server over streamable HTTP: a Hono app on @hono/node-server
+ * (the stack of `isocode serve`), the same access rule (src/server/auth.ts), and a session table with
+ * per-key quotas (./sessions.ts). See docs/decisions/011-one-access-rule.md.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Server as NodeServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { serve } from '@hono/node-server';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { Hono, type Context } from 'hono';
 import { DEFAULT_SCOPE, IsocodeError } from '../index.js';
-import { createMcpServer, type McpServerOptions } from './server.js';
+import {
+  apiKeyProblems,
+  assertAnonymousBind,
+  createAuthenticator,
+  refusal,
+  requestFacts,
+  type ApiKey,
+} from '../server/auth.js';
+import { buildMcpServer, type McpServerOptions, type TrackedMcpServer } from './server.js';
+import { SessionTable, type SessionLike } from './sessions.js';
 
 /** An API key of the MCP HTTP endpoint, bound to the scope its requests run in. */
-export interface McpApiKey {
-  key: string;
-  scope: string;
-}
+export type McpApiKey = ApiKey;
 
 /** Options of {@link serveMcpHttp}. */
 export interface McpHttpOptions extends McpServerOptions {
@@ -28,15 +39,24 @@ export interface McpHttpOptions extends McpServerOptions {
    * @default "stateful"
    */
   sessions?: 'stateful' | 'stateless' | undefined;
-  /** Most live sessions (stateful); the least recently used is closed to admit a new one. @default 100 */
+  /**
+   * Most live sessions (stateful). When the table is full, a newcomer may only displace an idle
+   * session of its own key; otherwise it is refused with 503 and `Retry-After`. @default 100
+   */
   maxSessions?: number | undefined;
-  /** A session unused this long is closed (stateful), in milliseconds. @default 1800000 */
+  /**
+   * Most live sessions of one API key (of the anonymous user without keys). A key over its quota
+   * closes its own least recently used idle session, or is refused with 429 and `Retry-After`.
+   * @default 20 (at most `maxSessions`)
+   */
+  maxSessionsPerKey?: number | undefined;
+  /** A session unused this long is closed (stateful; never while a call is in flight), in milliseconds. @default 1800000 */
   sessionIdleMs?: number | undefined;
   /** Largest request body, in bytes. @default 4194304 */
   maxBodyBytes?: number | undefined;
   /**
    * Bearer keys. When given, every request needs `Authorization: Bearer <key>` and runs in the key's
-   * scope (`scope` is then unused). @default none (no authentication: keep the default loopback host)
+   * scope (`scope` is then unused). @default none (anonymous, loopback only: see docs/mcp.md)
    */
   apiKeys?: readonly McpApiKey[] | undefined;
 }
@@ -50,37 +70,24 @@ export interface McpHttpHandle {
   close(): Promise<void>;
 }
 
-interface Session {
-  server: Server;
-  transport: StreamableHTTPServerTransport;
-  scope: string;
-  lastUsed: number;
+interface Session extends SessionLike {
+  transport: WebStandardStreamableHTTPServerTransport;
 }
 
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
-const isLoopback = (host: string): boolean => LOOPBACK_HOSTS.has(host) || host.startsWith('127.');
+/** Seconds a refused newcomer is told to wait before trying again. */
+const RETRY_AFTER_S = '5';
 
-function hostnameOf(hostHeader: string): string {
-  if (hostHeader.startsWith('[')) return hostHeader.slice(0, hostHeader.indexOf(']') + 1);
-  const colon = hostHeader.lastIndexOf(':');
-  return colon < 0 ? hostHeader : hostHeader.slice(0, colon);
-}
-
-function jsonError(
-  res: ServerResponse,
-  status: number,
+/** A JSON-RPC error response (the body MCP clients expect on HTTP failures). */
+function rpcError(
+  c: Context,
+  status: 400 | 401 | 403 | 404 | 405 | 429 | 500 | 503,
   message: string,
   headers: Record<string, string> = {},
-): void {
-  if (res.headersSent) {
-    res.end();
-    return;
-  }
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+  data?: Record<string, unknown>,
+): Response {
+  const error = { code: -32000, message, ...(data === undefined ? {} : { data }) };
+  return c.json({ jsonrpc: '2.0', error, id: null }, status, headers);
 }
-
-const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
 
 function positiveInt(name: string, value: number | undefined, fallback: number): number {
   const v = value ?? fallback;
@@ -92,152 +99,180 @@ function positiveInt(name: string, value: number | undefined, fallback: number):
   return v;
 }
 
+/** `response` with `done` called once its body has been sent or abandoned (or at once without a body). */
+function whenSent(response: Response, signal: AbortSignal, done: () => void): Response {
+  let called = false;
+  const once = (): void => {
+    if (called) return;
+    called = true;
+    done();
+  };
+  signal.addEventListener('abort', once, { once: true });
+  if (response.body === null) {
+    once();
+    return response;
+  }
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const chunk = await reader.read();
+      if (chunk.done) {
+        controller.close();
+        once();
+      } else controller.enqueue(chunk.value);
+    },
+    async cancel(reason) {
+      once();
+      await reader.cancel(reason);
+    },
+  });
+  return new Response(body, { status: response.status, headers: response.headers });
+}
+
 /**
- * Serves the runtime's scope as an MCP streamable-HTTP endpoint. On a loopback host (the default),
- * requests whose `Host` or `Origin` is not loopback are refused (DNS-rebinding protection).
+ * Serves the runtime's scope as an MCP streamable-HTTP endpoint. Without API keys it must bind a
+ * loopback host, and anonymous requests must come from a loopback peer with a loopback `Host` and no
+ * foreign `Origin` (DNS-rebinding protection; the rule of `isocode serve`).
+ * @throws IsocodeError INVALID_CONFIG for anonymous access on a non-loopback host, a bad key or limit.
  */
 export async function serveMcpHttp(options: McpHttpOptions): Promise<McpHttpHandle> {
   const host = options.host ?? '127.0.0.1';
   const path = options.path ?? '/mcp';
   const stateless = options.sessions === 'stateless';
   const maxSessions = positiveInt('maxSessions', options.maxSessions, 100);
+  const maxSessionsPerKey = Math.min(
+    maxSessions,
+    positiveInt('maxSessionsPerKey', options.maxSessionsPerKey, 20),
+  );
   const idleMs = positiveInt('sessionIdleMs', options.sessionIdleMs, 30 * 60_000);
   const maxBody = positiveInt('maxBodyBytes', options.maxBodyBytes, 4 * 1024 * 1024);
-  const keys = (options.apiKeys ?? []).map((k) => ({ hash: digest(k.key), scope: k.scope }));
-  const loopbackOnly = isLoopback(host);
-  if (!loopbackOnly && keys.length === 0)
-    throw new IsocodeError(
-      'INVALID_CONFIG',
-      `refusing to serve MCP without API keys on ${host}: anonymous access is allowed only on a loopback host (127.0.0.1, ::1, localhost)`,
-      { details: { host } },
-    );
+  const apiKeys = options.apiKeys ?? [];
+  const problems = apiKeyProblems(apiKeys);
+  if (problems.length > 0)
+    throw new IsocodeError('INVALID_CONFIG', `invalid MCP HTTP options: ${problems.join('; ')}`, {
+      details: { problems },
+    });
+  const defaultScope = options.scope ?? DEFAULT_SCOPE;
+  assertAnonymousBind(host, apiKeys.length === 0, 'MCP');
   // Fail fast on a bad scope (INVALID_SCOPE) rather than at the first request.
-  for (const s of keys.length > 0 ? keys.map((k) => k.scope) : [options.scope ?? DEFAULT_SCOPE])
+  for (const s of apiKeys.length > 0 ? apiKeys.map((k) => k.scope) : [defaultScope])
     options.runtime.mode(s);
+  const authenticate = createAuthenticator({
+    apiKeys,
+    defaultScope,
+    allowAnonymous: apiKeys.length === 0,
+  });
 
-  const sessions = new Map<string, Session>();
-  const live = new Set<Server>();
-  const newServer = (scope: string): Server => {
-    const server = createMcpServer({ ...options, scope });
-    live.add(server);
-    server.onclose = () => live.delete(server);
-    return server;
+  const sessions = new SessionTable<Session>({ maxSessions, maxSessionsPerKey });
+  const live = new Set<{ close(): Promise<void> }>();
+  const newServer = (scope: string): TrackedMcpServer => {
+    const tracked = buildMcpServer({ ...options, scope });
+    live.add(tracked.server);
+    // Keep the server's own close handler (it stops watching the runtime's catalog).
+    const onclose = tracked.server.onclose;
+    tracked.server.onclose = () => {
+      live.delete(tracked.server);
+      onclose?.();
+    };
+    return tracked;
   };
 
-  const scopeOf = (req: IncomingMessage): string | undefined => {
-    if (keys.length === 0) return options.scope ?? DEFAULT_SCOPE;
-    const auth = req.headers.authorization ?? '';
-    const m = /^Bearer\s+(.+)$/i.exec(auth);
-    if (!m?.[1]) return undefined;
-    const h = digest(m[1].trim());
-    let scope: string | undefined;
-    for (const k of keys) if (timingSafeEqual(k.hash, h)) scope ??= k.scope;
-    return scope;
-  };
-
-  const closeSession = async (id: string): Promise<void> => {
-    const s = sessions.get(id);
-    if (!s) return;
-    sessions.delete(id);
-    await s.server.close();
-  };
-
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    if (url.pathname !== path) return jsonError(res, 404, `not found: use ${path}`);
-    if (loopbackOnly) {
-      const hostHeader = req.headers.host ?? '';
-      const origin = req.headers.origin;
-      let originHost = '';
-      try {
-        originHost = origin === undefined ? '' : new URL(origin).hostname;
-      } catch {
-        originHost = 'invalid';
-      }
-      if (!isLoopback(hostnameOf(hostHeader)) || (origin !== undefined && !isLoopback(originHost)))
-        return jsonError(
-          res,
-          403,
-          'forbidden: this endpoint only accepts loopback Host and Origin headers',
-        );
+  const app = new Hono();
+  app.all(path, async (c) => {
+    const auth = authenticate(requestFacts(c));
+    if (!auth.ok) {
+      const r = refusal(auth.reason);
+      return rpcError(c, r.code === 'FORBIDDEN' ? 403 : 401, `${r.code}: ${r.message}`, r.headers);
     }
-    const scope = scopeOf(req);
-    if (scope === undefined)
-      return jsonError(res, 401, 'unauthorized: a valid bearer API key is required', {
-        'www-authenticate': 'Bearer',
-      });
+    const req = c.req.raw;
 
     if (stateless) {
       if (req.method !== 'POST')
-        return jsonError(res, 405, 'method not allowed (stateless endpoint: POST only)', {
+        return rpcError(c, 405, 'method not allowed (stateless endpoint: POST only)', {
           allow: 'POST',
         });
-      const server = newServer(scope);
-      const transport = new StreamableHTTPServerTransport({ maxRequestBodySize: maxBody });
-      res.on('close', () => {
-        void server.close();
+      const { server } = newServer(auth.scope);
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        maxRequestBodySize: maxBody,
       });
       await server.connect(transport);
-      await transport.handleRequest(req, res);
-      return;
+      // The server lives as long as its one response: a client that goes away aborts the call.
+      return whenSent(await transport.handleRequest(req), req.signal, () => void server.close());
     }
 
-    const header = req.headers['mcp-session-id'];
-    const sessionId = Array.isArray(header) ? header[0] : header;
+    const sessionId = c.req.header('mcp-session-id');
     if (sessionId !== undefined) {
-      const session = sessions.get(sessionId);
-      if (!session || session.scope !== scope) return jsonError(res, 404, 'session not found');
-      session.lastUsed = Date.now();
-      await session.transport.handleRequest(req, res);
-      return;
+      // Another tenant's session id is as unknown as a made-up one: it can be neither used nor closed.
+      const session = sessions.get(sessionId, auth.tenant);
+      if (!session) return rpcError(c, 404, 'session not found');
+      return session.transport.handleRequest(req);
     }
     if (req.method !== 'POST')
-      return jsonError(res, 400, 'bad request: no Mcp-Session-Id (initialize first)');
-    if (sessions.size >= maxSessions) {
-      const oldest = [...sessions].sort((a, b) => a[1].lastUsed - b[1].lastUsed)[0];
-      if (oldest) await closeSession(oldest[0]);
-    }
-    const server = newServer(scope);
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      maxRequestBodySize: maxBody,
-      onsessioninitialized: (id) => {
-        sessions.set(id, { server, transport, scope, lastUsed: Date.now() });
-      },
-      onsessionclosed: (id) => {
-        sessions.delete(id);
-      },
-    });
+      return rpcError(c, 400, 'bad request: no Mcp-Session-Id (initialize first)');
+    const place = sessions.reserve(auth.tenant);
+    if (place === 'tenant-full')
+      return rpcError(
+        c,
+        429,
+        `too many MCP sessions for this key (at most ${maxSessionsPerKey}, each with a call in flight): close one or retry later`,
+        { 'Retry-After': RETRY_AFTER_S },
+        { reason: 'session-quota', limit: maxSessionsPerKey },
+      );
+    if (place === 'table-full')
+      return rpcError(
+        c,
+        503,
+        `the MCP session table is full (${maxSessions} sessions): retry later`,
+        { 'Retry-After': RETRY_AFTER_S },
+        { reason: 'session-table-full', limit: maxSessions },
+      );
+    const tracked = newServer(auth.scope);
+    const transport: WebStandardStreamableHTTPServerTransport =
+      new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        maxRequestBodySize: maxBody,
+        onsessioninitialized: (id): void =>
+          place.commit(id, {
+            transport,
+            callsInFlight: tracked.callsInFlight,
+            lastActive: tracked.lastActive,
+            close: () => tracked.server.close(),
+          }),
+        onsessionclosed: (id) => sessions.delete(id),
+      });
     transport.onclose = () => {
       if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
     };
-    await server.connect(transport);
-    await transport.handleRequest(req, res);
-    // Not an initialize request: nothing was created that a later request could use.
-    if (transport.sessionId === undefined) await server.close();
-  };
-
-  const http = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      jsonError(res, 500, `internal error: ${err instanceof Error ? err.message : String(err)}`);
-    });
+    try {
+      await tracked.server.connect(transport);
+      return await transport.handleRequest(req);
+    } finally {
+      place.release();
+      // Not an initialize request: nothing was created that a later request could use.
+      if (transport.sessionId === undefined) await tracked.server.close();
+    }
   });
-  const sweep = setInterval(
-    () => {
-      const cutoff = Date.now() - idleMs;
-      for (const [id, s] of sessions) if (s.lastUsed < cutoff) void closeSession(id);
-    },
-    Math.min(idleMs, 60_000),
+  app.all('*', (c) => rpcError(c, 404, `not found: use ${path}`));
+  app.onError((err, c) =>
+    rpcError(c, 500, `internal error: ${err instanceof Error ? err.message : String(err)}`),
   );
+
+  const sweep = setInterval(() => sessions.sweep(Date.now() - idleMs), Math.min(idleMs, 60_000));
   sweep.unref();
 
-  await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(options.port ?? 0, host, () => {
-      http.off('error', reject);
-      resolve();
+  let http: NodeServer;
+  try {
+    http = await new Promise<NodeServer>((resolve, reject) => {
+      const s = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 0 }, () => {
+        s.off('error', reject);
+        resolve(s as NodeServer);
+      });
+      s.once('error', reject);
     });
-  });
+  } catch (err) {
+    clearInterval(sweep);
+    throw err;
+  }
   const port = (http.address() as AddressInfo).port;
   const urlHost = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
 
@@ -249,7 +284,7 @@ export async function serveMcpHttp(options: McpHttpOptions): Promise<McpHttpHand
       (closing ??= (async () => {
         clearInterval(sweep);
         const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
-        sessions.clear();
+        await sessions.closeAll();
         await Promise.allSettled([...live].map((s) => s.close()));
         http.closeAllConnections();
         await stopped;

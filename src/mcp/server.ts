@@ -90,7 +90,23 @@ function progressMessage(event: RunProgressEvent): string {
  * @throws IsocodeError INVALID_SCOPE when the scope does not exist.
  */
 export function createMcpServer(options: McpServerOptions): Server {
+  return buildMcpServer(options).server;
+}
+
+/** A server and how many `tools/call` requests it is serving right now. */
+export interface TrackedMcpServer {
+  server: Server;
+  /** `tools/call` requests in progress. */
+  callsInFlight: () => number;
+  /** When the last call started or ended (`Date.now()`), or when the server was built. */
+  lastActive: () => number;
+}
+
+/** {@link createMcpServer}, plus the in-flight count the HTTP face's session table reads. */
+export function buildMcpServer(options: McpServerOptions): TrackedMcpServer {
   const { runtime } = options;
+  let calls = 0;
+  let active = Date.now();
   const scope = options.scope ?? DEFAULT_SCOPE;
   const helperMode = options.helpers ?? 'auto';
   const threshold = options.helperThresholdChars ?? DEFAULT_HELPER_THRESHOLD_CHARS;
@@ -101,15 +117,16 @@ export function createMcpServer(options: McpServerOptions): Server {
   const listing = (): Listing => {
     const wire = runtime.wireTools('mcp', scope);
     const runCode = wire.find((t) => t.name === RUN_CODE);
-    const helpers =
-      mode === 'code' &&
+    const parts = mode === 'code' ? runtime.runCodeDescription(scope) : undefined;
+    const compact =
+      parts !== undefined &&
       runCode !== undefined &&
-      (helperMode === 'always' ||
-        (helperMode === 'auto' && runCode.description.length > threshold));
+      (helperMode === 'always' || (helperMode === 'auto' && runCode.description.length > threshold))
+        ? compactRunCodeDescription(runtime, scope, parts)
+        : undefined;
+    const helpers = compact !== undefined;
     const tools: Tool[] = wire.map((t) =>
-      helpers && t.name === RUN_CODE
-        ? { ...t, description: compactRunCodeDescription(runtime, scope, t.description) }
-        : { ...t },
+      compact !== undefined && t.name === RUN_CODE ? { ...t, description: compact } : { ...t },
     ) as Tool[];
     if (helpers) tools.push(...helperTools());
     return {
@@ -151,6 +168,8 @@ export function createMcpServer(options: McpServerOptions): Server {
       if (list.helpers && name === SEARCH_TOOLS) return searchTools(runtime, scope, args);
       if (list.helpers && name === DESCRIBE_TOOL) return describeTools(runtime, scope, args);
 
+      calls += 1;
+      active = Date.now();
       const callId = randomUUID();
       const token = request.params._meta?.progressToken;
       let unsubscribe: (() => void) | undefined;
@@ -176,9 +195,11 @@ export function createMcpServer(options: McpServerOptions): Server {
         return toCallToolResult(result, list.withOutput.has(name));
       } finally {
         unsubscribe?.();
+        calls -= 1;
+        active = Date.now();
       }
     },
   );
 
-  return server;
+  return { server, callsInFlight: () => calls, lastActive: () => active };
 }

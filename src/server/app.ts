@@ -8,7 +8,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { requestId } from 'hono/request-id';
 import { IsocodeError, isIsocodeError, type Runtime } from '../index.js';
-import { createAuthenticator, type ApiKey } from './auth.js';
+import { apiKeyProblems, createAuthenticator, refusal, requestFacts, type ApiKey } from './auth.js';
 import { InFlight } from './inflight.js';
 import { createServiceMetrics, type ServiceMetrics } from './metrics.js';
 import { PROMETHEUS_CONTENT_TYPE } from './prometheus.js';
@@ -27,8 +27,9 @@ export interface HttpAppOptions {
   /** Largest request body in bytes; larger ones get 413 PAYLOAD_TOO_LARGE. @default 1048576 */
   maxBodyBytes?: number | undefined;
   /**
-   * Requests without an `Authorization` header run in `defaultScope` (only with a loopback `Host`
-   * header). `startHttpServer` refuses anonymous access on a non-loopback interface.
+   * Requests without an `Authorization` header run in `defaultScope` (only from a loopback peer, with
+   * a loopback `Host` and no foreign `Origin`: see `createAuthenticator`). `startHttpServer` refuses
+   * anonymous access on a non-loopback interface.
    * @default true when `apiKeys` is empty, else false
    */
   allowAnonymous?: boolean | undefined;
@@ -70,12 +71,8 @@ function validate(options: HttpAppOptions): void {
   const problems: string[] = [];
   const p = scopeProblem(options.runtime, options.defaultScope);
   if (p) problems.push(`defaultScope: ${p}`);
-  const seen = new Set<string>();
+  problems.push(...apiKeyProblems(options.apiKeys));
   options.apiKeys.forEach((k, i) => {
-    if (typeof k.key !== 'string' || k.key === '' || /\s/.test(k.key))
-      problems.push(`apiKeys[${i}]: a key must be a non-empty string without whitespace`);
-    else if (seen.has(k.key)) problems.push(`apiKeys[${i}]: the same key is listed twice`);
-    else seen.add(k.key);
     const sp = scopeProblem(options.runtime, k.scope);
     if (sp) problems.push(`apiKeys[${i}].scope: ${sp}`);
   });
@@ -136,22 +133,10 @@ export function buildHttpApp(options: HttpAppOptions): HttpAppParts {
   );
 
   app.use('/v1/*', async (c, next) => {
-    // The URL's host comes from the Host header (@hono/node-server builds the URL from it).
-    const auth = authenticate(c.req.header('authorization'), new URL(c.req.url).hostname);
+    const auth = authenticate(requestFacts(c));
     if (!auth.ok) {
-      const challenge =
-        auth.reason === 'missing'
-          ? 'Bearer realm="isocode"'
-          : 'Bearer realm="isocode", error="invalid_token"';
-      return errorResponse(
-        c,
-        'UNAUTHORIZED',
-        auth.reason === 'missing'
-          ? 'an API key is required: Authorization: Bearer <key>'
-          : 'the API key is not valid',
-        undefined,
-        { 'WWW-Authenticate': challenge },
-      );
+      const r = refusal(auth.reason);
+      return errorResponse(c, r.code, r.message, undefined, r.headers);
     }
     c.set('scope', auth.scope);
     await next();

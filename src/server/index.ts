@@ -8,6 +8,6 @@ export { startHttpServer } from './serve.js';
 export type { HttpServer, HttpServerOptions } from './serve.js';
 export { httpOptionsFromConfig } from './config.js';
 export type { ApiKey } from './auth.js';
-export { isLoopbackHost } from './auth.js';
+export { isLoopbackAddress, isLoopbackHost, isLoopbackOrigin } from './auth.js';
 export { HTTP_STATUS, httpStatus } from './status.js';
 export type { HttpErrorBody, HttpEnv } from './respond.js';

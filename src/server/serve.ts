@@ -8,7 +8,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { serve } from '@hono/node-server';
 import { IsocodeError } from '../index.js';
 import { buildHttpApp, type HttpAppOptions } from './app.js';
-import { isLoopbackHost } from './auth.js';
+import { assertAnonymousBind } from './auth.js';
 
 /** Options of {@link startHttpServer}. */
 export interface HttpServerOptions extends HttpAppOptions {
@@ -45,12 +45,7 @@ export interface HttpServer {
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
   const host = options.host ?? '127.0.0.1';
   const anonymous = options.allowAnonymous ?? options.apiKeys.length === 0;
-  if (anonymous && !isLoopbackHost(host))
-    throw new IsocodeError(
-      'INVALID_CONFIG',
-      `refusing to serve without API keys on ${host}: anonymous access is allowed only on a loopback host (127.0.0.1, ::1, localhost). Configure server.apiKeys or bind to 127.0.0.1.`,
-      { details: { host } },
-    );
+  assertAnonymousBind(host, anonymous, 'HTTP');
   const { app, inflight, metrics } = buildHttpApp({ ...options, allowAnonymous: anonymous });
   const wanted = options.port ?? 8787;
   const server = await new Promise<Server>((resolve, reject) => {

@@ -34,6 +34,7 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
   UPSTREAM_UNAVAILABLE: 503,
   // service
   UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
   BAD_REQUEST: 400,
   PAYLOAD_TOO_LARGE: 413,
   NOT_FOUND: 404,

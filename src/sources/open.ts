@@ -6,12 +6,13 @@
 import {
   createRuntime,
   DEFAULT_SCOPE,
+  type CodeModeOptions,
   type Runtime,
   type RuntimeOptions,
   type ScopeConfig,
 } from '../index.js';
 import { loadConfig } from './config.js';
-import type { IsocodeConfig, LimitsConfig } from './config-types.js';
+import type { IsocodeConfig } from './config-types.js';
 import { loadSources, type LoadedSources } from './load.js';
 
 /** Options of {@link openRuntime}. */
@@ -20,7 +21,10 @@ export interface OpenRuntimeOptions {
   configPath?: string | undefined;
   /** Where relative paths and the default config file are looked up. @default process.cwd() */
   cwd?: string | undefined;
-  /** Runtime options layered over what the config sets (hooks, approver, event listeners, ...). */
+  /**
+   * Runtime options layered over what the config sets (hooks, approver, event listeners, ...).
+   * `codeMode.limits` and `codeMode.scopeLimits` are merged field by field over the config's limits.
+   */
   runtime?: Partial<RuntimeOptions> | undefined;
   /** Presentation mode of the default scope when the config declares none. @default "code" */
   defaultMode?: ScopeConfig['mode'];
@@ -38,11 +42,32 @@ export interface OpenedRuntime {
   close(): Promise<void>;
 }
 
-const definedLimits = (limits: LimitsConfig | undefined): Record<string, number> => {
+/** The limits that are set (a key set to `undefined` does not override a lower layer). */
+const definedLimits = (limits: object | undefined): Record<string, number> => {
   const out: Record<string, number> = {};
   for (const [k, v] of Object.entries(limits ?? {})) if (typeof v === 'number') out[k] = v;
   return out;
 };
+
+/** Code-mode options: the config's, with the caller's layered over them field by field. */
+function codeModeOptions(
+  config: IsocodeConfig,
+  scopeLimits: Record<string, Record<string, number>>,
+  extra: CodeModeOptions | undefined,
+): CodeModeOptions {
+  const scopes = new Set([...Object.keys(scopeLimits), ...Object.keys(extra?.scopeLimits ?? {})]);
+  return {
+    ...extra,
+    typecheck: extra?.typecheck ?? config.typecheck,
+    limits: { ...definedLimits(config.limits), ...definedLimits(extra?.limits) },
+    scopeLimits: Object.fromEntries(
+      [...scopes].map((id) => [
+        id,
+        { ...scopeLimits[id], ...definedLimits(extra?.scopeLimits?.[id]) },
+      ]),
+    ),
+  };
+}
 
 /** Opens a runtime from a config file (or the zero-config demo). */
 export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<OpenedRuntime> {
@@ -63,14 +88,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Ope
       scopes[DEFAULT_SCOPE] = { ...root, mode: options.defaultMode ?? 'code' };
     const extra = options.runtime ?? {};
     const codeMode =
-      extra.codeMode === false
-        ? false
-        : {
-            typecheck: config.typecheck,
-            limits: definedLimits(config.limits),
-            scopeLimits,
-            ...(extra.codeMode ?? {}),
-          };
+      extra.codeMode === false ? false : codeModeOptions(config, scopeLimits, extra.codeMode);
     const runtime = await createRuntime({
       maxParallelSubCalls: config.maxParallelSubCalls,
       defaultTimeoutMs: config.defaultTimeoutMs,

@@ -68,7 +68,8 @@ async function measure(label: string, tools: ToolDefinition[]): Promise<void> {
     const native = runtime.schemas().reduce((n, t) => n + JSON.stringify(t).length, 0);
     const desc = runCode?.description ?? '';
     const sdk = runtime.sdk().text;
-    const compact = compactRunCodeDescription(runtime, 'default', desc).length;
+    const parts = runtime.runCodeDescription();
+    const compact = parts ? compactRunCodeDescription(runtime, 'default', parts).length : 0;
     console.log(
       `${label.padEnd(34)} tools=${String(tools.length).padStart(3)}  run_code description=${String(desc.length).padStart(6)} chars (~${Math.round(desc.length / 4)} tokens)  sdk=${String(sdk.length).padStart(6)}  native tools/list JSON=${String(native).padStart(6)}  compact=${String(compact).padStart(6)}`,
     );

@@ -302,6 +302,58 @@ describe('discovery helpers', () => {
     }
   });
 
+  it('composes the compact description from the runtime’s parts; bindings are the SDK’s routes', async () => {
+    const rt = await createRuntime({
+      tools: ['fs.read-file', 'get-user'].map((name) => ({
+        name,
+        description: `The ${name} tool.`,
+        input: { type: 'object', properties: {} },
+        execute: () => name,
+      })),
+      scopes: { default: { mode: 'code' }, plain: { mode: 'native' } },
+      codeMode: { warmup: false },
+    });
+    try {
+      expect(rt.runCodeDescription('plain')).toBeUndefined();
+      const parts = rt.runCodeDescription();
+      if (!parts) throw new Error('run_code is shown under code mode');
+      const full = rt.wireTools('mcp')[0]?.description ?? '';
+      expect(full.startsWith(`${parts.base}\n\n${parts.instructions}`)).toBe(true);
+      expect(full).toContain(parts.sdk.text.trimEnd());
+
+      const server = createMcpServer({ runtime: rt, helpers: 'always' });
+      const [a, b] = InMemoryTransport.createLinkedPair();
+      await server.connect(a);
+      const client = new Client({ name: 'test', version: '0.0.0' });
+      await client.connect(b);
+      const compact = (await client.listTools()).tools[0]?.description ?? '';
+      expect(compact.startsWith(`${parts.base.trim()}\n\n${parts.instructions.trimEnd()}`)).toBe(
+        true,
+      );
+      expect(compact).not.toContain(parts.sdk.text.trimEnd());
+      expect(compact).toContain('- tools.fs["read-file"] — The fs.read-file tool.');
+      expect(compact).toContain('- tools["get-user"] — The get-user tool.');
+      const found = await client.callTool({ name: 'search_tools', arguments: { query: 'read' } });
+      expect(found.structuredContent).toEqual({
+        tools: [
+          {
+            name: 'fs.read-file',
+            binding: 'tools.fs["read-file"]',
+            summary: 'The fs.read-file tool.',
+          },
+        ],
+      });
+      const described = await client.callTool({
+        name: 'describe_tool',
+        arguments: { names: ['tools.fs["read-file"]'] },
+      });
+      expect(text(described)).toContain('// Bindings: tools.fs["read-file"]');
+      await client.close();
+    } finally {
+      await rt.close();
+    }
+  });
+
   it('never: no helpers however large the description', async () => {
     const client = await connect({ helpers: 'never', helperThresholdChars: 10 });
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['run_code']);

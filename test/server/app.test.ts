@@ -148,9 +148,10 @@ describe('authentication', () => {
     for (const host of ['127.0.0.1:8787', '[::1]:8787']) {
       expect((await anon.request(`http://${host}/v1/tools`)).status).toBe(200);
     }
-    // DNS rebinding: a foreign name pointing at 127.0.0.1 is refused.
+    // DNS rebinding: a foreign name pointing at 127.0.0.1 is refused (403: no key could help).
     const rebound = await anon.request('http://evil.example:8787/v1/tools');
-    expect(rebound.status).toBe(401);
+    expect(rebound.status).toBe(403);
+    expect((await errorOf(rebound)).error.code).toBe('FORBIDDEN');
     // With keys configured there is no anonymous access.
     expect((await get('/v1/tools', null)).status).toBe(401);
   });

@@ -48,6 +48,8 @@ describe('isLoopbackHost', () => {
       'LOCALHOST',
       'api.localhost',
       '::ffff:127.0.0.1',
+      '[::ffff:7f00:1]',
+      'foo.localhost.',
     ])
       expect(isLoopbackHost(h), h).toBe(true);
     for (const h of [
@@ -57,6 +59,10 @@ describe('isLoopbackHost', () => {
       'example.com',
       'localhost.example.com',
       '128.0.0.1',
+      '127.attacker.example',
+      '127.0.0.1.nip.io',
+      '::ffff:10.0.0.1',
+      '.localhost',
       '',
     ])
       expect(isLoopbackHost(h), h).toBe(false);
