@@ -40,7 +40,13 @@ export function errorResponse<C extends Context>(
     error: details === undefined ? { code, message } : { code, message, details },
     requestId: requestIdOf(c),
   };
-  return c.json(body, httpStatus(code) as ContentfulStatusCode, headers);
+  // A refusal that says when to come back (OVERLOADED) says it in the standard header too.
+  const retry = details?.['retryAfterSeconds'];
+  const withRetry =
+    typeof retry === 'number' && Number.isFinite(retry) && retry >= 0
+      ? { ...headers, 'Retry-After': String(Math.ceil(retry)) }
+      : headers;
+  return c.json(body, httpStatus(code) as ContentfulStatusCode, withRetry);
 }
 
 /** The response for an error thrown by a handler (IsocodeErrors keep their code; others are INTERNAL_ERROR). */

@@ -10,7 +10,7 @@ import { isIsocodeError, RUN_CODE, type Runtime, type ToolResult } from '../inde
 import { checkBody, executeBody, parseBody, runBody } from './body.js';
 import type { InFlight } from './inflight.js';
 import type { ServiceMetrics } from './metrics.js';
-import type { HttpEnv } from './respond.js';
+import { errorResponse, type HttpEnv } from './respond.js';
 
 /** What the call routes need. */
 export interface CallRoutesDeps {
@@ -24,6 +24,18 @@ export interface CallRoutesDeps {
 /** A header naming the tool outcome (`ok` or the error code), for logs and proxies. */
 const OUTCOME_HEADER = 'x-isocode-outcome';
 const outcome = (r: ToolResult): string => (r.ok ? 'ok' : r.error.code);
+
+/**
+ * The response of a tool outcome: 200 with the ToolResult — except a run that was never admitted
+ * (`OVERLOADED`), which is a request-level refusal: 429 with `Retry-After`.
+ */
+function resultResponse(c: Context<HttpEnv>, result: ToolResult): Response {
+  if (!result.ok && result.error.code === 'OVERLOADED')
+    return errorResponse(c, 'OVERLOADED', result.error.message, result.error.details, {
+      [OUTCOME_HEADER]: 'OVERLOADED',
+    });
+  return c.json(result, 200, { [OUTCOME_HEADER]: outcome(result) });
+}
 
 const wantsEventStream = (c: Context<HttpEnv>): boolean =>
   (c.req.header('accept') ?? '')
@@ -41,7 +53,7 @@ export function callRoutes(app: Hono<HttpEnv>, deps: CallRoutesDeps): void {
       runtime.execute({ name: body.name, args: body.args ?? {}, id: body.id }, { scope, signal }),
     );
     if (body.name === RUN_CODE) metrics.run(result);
-    return c.json(result, 200, { [OUTCOME_HEADER]: outcome(result) });
+    return resultResponse(c, result);
   });
 
   app.post('/v1/run', async (c) => {
@@ -54,7 +66,7 @@ export function callRoutes(app: Hono<HttpEnv>, deps: CallRoutesDeps): void {
     if (!wantsEventStream(c)) {
       const result = await inflight.track(c.get('signal'), run);
       metrics.run(result);
-      return c.json(result, 200, { [OUTCOME_HEADER]: outcome(result) });
+      return resultResponse(c, result);
     }
     c.header('X-Accel-Buffering', 'no');
     return streamSSE(c, async (stream) => {
