@@ -31,7 +31,7 @@ describe('defineTool', () => {
     const a = defineTool({ name: 'a', description: '', input: n, output: n, execute: () => ({ n: 'one' }) });
     // prettier-ignore
     // @ts-expect-error -- `n` is a number: it has no toUpperCase
-    const b = defineTool({ name: 'b', description: '', input: n, execute: ({ n }) => n.toUpperCase() });
+    const b = defineTool({ name: 'b', description: '', input: n, execute: ({ n }) => n.toUpperCase() }); // eslint-disable-line @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-call
     // prettier-ignore
     // @ts-expect-error -- a JSON Schema input leaves `args` unknown, which the zod output refuses
     const c = defineTool({ name: 'c', description: '', input: {}, output: z.object({ ok: z.boolean() }), execute: (args) => ({ ok: args }) });
