@@ -84,7 +84,7 @@ const { createRuntime, defineTool, fromOpenAiToolCall } = require('isocode');
   const direct = await rt.execute(fromOpenAiToolCall({ id: 'c1', type: 'function',
     function: { name: 'math__add', arguments: '{"a":1,"b":2}' } }));
   const program = await rt.execute({ name: 'run_code',
-    args: { description: 'add', code: 'const r = await tools.math.add({ a: 2, b: 3 }); return r.sum;' } });
+    args: { description: 'add', code: 'return await tools.math.add({ a: 2, b: 3 });' } });
   console.log(JSON.stringify({ wire, direct: direct.ok && direct.value, program: program.ok && program.value.result }));
   await rt.close();
 })();`;
@@ -92,7 +92,7 @@ const { createRuntime, defineTool, fromOpenAiToolCall } = require('isocode');
     expect(JSON.parse(out.stdout)).toEqual({
       wire: ['run_code', 'math__add'],
       direct: { sum: 3 },
-      program: 5,
+      program: { sum: 5 },
     });
   });
 
