@@ -1,7 +1,7 @@
 /**
  * Provider wire names. isocode tool names may contain dots (`fs.read-file`); OpenAI and Anthropic
  * accept only `^[a-zA-Z0-9_-]{1,64}$`. This module owns the mapping between the two (decision
- * record 013):
+ * record 014):
  *
  * - a name that is already provider-legal is its own wire name (`run_code`, `math_add`);
  * - a dotted name becomes the name with each `.` written as `__` (`fs.read-file` → `fs__read-file`);

@@ -267,7 +267,7 @@ describe('catalog routes', () => {
       tools: { type: string; function: { name: string } }[];
     };
     expect(openai.tools.map((x) => [x.type, x.function.name])).toEqual([
-      ['function', 'beta__secret'], // provider-legal wire name (decision record 013)
+      ['function', 'beta__secret'], // provider-legal wire name (decision record 014)
     ]);
     const anthropic = (await (await get('/v1/tools?format=anthropic', KEY_B)).json()) as {
       tools: { name: string; input_schema: unknown }[];
