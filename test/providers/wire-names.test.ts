@@ -7,6 +7,7 @@ import {
   isValidToolName,
   PROVIDER_NAME_PATTERN,
   wireNameTable,
+  type ToolCall,
 } from '../../src/index.js';
 
 // Valid isocode names: segments of [A-Za-z0-9_-] joined by single dots, 1-64 characters in all.
@@ -100,6 +101,23 @@ describe('wireTools and execute', () => {
     expect(!unknown.ok && unknown.error.code).toBe('UNKNOWN_TOOL');
     const badScope = await rt.execute({ name: 'weather__get', args: {} }, { scope: 'missing' });
     expect(!badScope.ok && badScope.error.code).toBe('INVALID_SCOPE');
+    await rt.close();
+  });
+
+  it('a hostile call or scope still resolves to a typed error (the wire-name lookup never throws)', async () => {
+    const rt = await createRuntime({ tools: [weather], codeMode: false });
+    const hostile: unknown[] = [null, 'weather__get', { name: 42, args: {} }];
+    for (const call of hostile) {
+      const res = await rt.execute(call as ToolCall);
+      expect(res.ok).toBe(false);
+    }
+    const badScope = await rt.execute(
+      { name: 'weather__get', args: {} },
+      {
+        scope: {} as unknown as string,
+      },
+    );
+    expect(badScope.ok).toBe(false);
     await rt.close();
   });
 
