@@ -32,6 +32,21 @@ export { DEFAULT_SCOPE } from './tools/scopes.js';
 export type { ScopeConfig } from './tools/scopes.js';
 export { toOpenAiTools, toAnthropicTools, toMcpTools, toWireFormat } from './tools/wire.js';
 export type { WireFormat, OpenAiTool, AnthropicTool, McpTool } from './tools/wire.js';
+export { PROVIDER_NAME_PATTERN, wireNameTable } from './tools/wire-names.js';
+export type { WireNameTable } from './tools/wire-names.js';
+export {
+  fromOpenAiToolCall,
+  toOpenAiToolMessage,
+  fromAnthropicToolUse,
+  toAnthropicToolResult,
+} from './providers/index.js';
+export type {
+  OpenAiToolCall,
+  OpenAiToolMessage,
+  AnthropicToolUse,
+  AnthropicToolResult,
+  AnthropicResultBlock,
+} from './providers/index.js';
 export type {
   ToolCall,
   ExecuteOptions,

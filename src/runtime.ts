@@ -33,6 +33,7 @@ import {
   type OpenAiTool,
   type WireFormat,
 } from './tools/wire.js';
+import { wireNameTable, type WireNameTable } from './tools/wire-names.js';
 
 /** Code-mode options. */
 export interface CodeModeOptions extends IsolateRunnerOptions {
@@ -78,7 +79,10 @@ export interface PromptSection {
 
 /** A runtime. */
 export interface Runtime {
-  /** Executes a call through the full pipeline. Never rejects. */
+  /**
+   * Executes a call through the full pipeline. Never rejects. The name may be the tool's name or
+   * its provider wire name (as `wireTools('openai' | 'anthropic')` shows it in the call's scope).
+   */
   execute(call: ToolCall, options?: ExecuteOptions): Promise<ToolResult>;
   /** The full visible catalog of a scope (never collapsed by mode). */
   schemas(scope?: string): ToolSchema[];
@@ -254,9 +258,27 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     }
   };
 
+  // Provider wire names back to tool names, per scope, rebuilt when the catalog changed.
+  const wireNames = new Map<string, { version: number; table: WireNameTable }>();
+  const toolCall = (call: ToolCall, scope: unknown): ToolCall => {
+    if (typeof call !== 'object' || call === null || typeof call.name !== 'string') return call;
+    if (typeof scope !== 'string') return call;
+    let entry = wireNames.get(scope);
+    if (entry?.version !== registry.version) {
+      if (!registry.hasScope(scope)) return call;
+      entry = {
+        version: registry.version,
+        table: wireNameTable(registry.wireSchemas(scope).map((t) => t.name)),
+      };
+      wireNames.set(scope, entry);
+    }
+    const name = entry.table.fromWire(call.name);
+    return name === undefined || name === call.name ? call : { ...call, name };
+  };
+
   let closed: Promise<void> | undefined;
   const runtime: Runtime = {
-    execute: (call, opts) => executor.execute(call, opts),
+    execute: (call, opts) => executor.execute(toolCall(call, opts?.scope ?? DEFAULT_SCOPE), opts),
     schemas: (scope = DEFAULT_SCOPE) => registry.schemas(scope),
     wireSchemas: (scope = DEFAULT_SCOPE) => wire(scope),
     wireTools: ((format: WireFormat, scope = DEFAULT_SCOPE) =>

@@ -68,7 +68,7 @@ export function kvTools(): ToolDefinition[] {
   const store = new Map<string, JsonValue>();
   const copy = (v: JsonValue): JsonValue => JSON.parse(JSON.stringify(v)) as JsonValue;
   return [
-    defineTool<z.input<typeof getInput>, z.output<typeof getOutput>>({
+    defineTool({
       name: 'kv.get',
       description:
         'Reads the value stored under a key in the in-memory key-value store. Returns found: false and value: null for a missing key.',
@@ -82,7 +82,7 @@ export function kvTools(): ToolDefinition[] {
           : { key: k, found: true, value: copy(stored) };
       },
     }),
-    defineTool<z.input<typeof setInput>, z.output<typeof setOutput>>({
+    defineTool({
       name: 'kv.set',
       description: `Stores a JSON value under a key in the in-memory key-value store, replacing any existing value. Holds at most ${KV_MAX_ENTRIES} keys.`,
       input: setInput,
@@ -107,7 +107,7 @@ export function kvTools(): ToolDefinition[] {
         return { key: k, created };
       },
     }),
-    defineTool<z.input<typeof deleteInput>, z.output<typeof deleteOutput>>({
+    defineTool({
       name: 'kv.delete',
       description:
         'Deletes a key from the in-memory key-value store. Returns deleted: false when the key did not exist.',
@@ -116,7 +116,7 @@ export function kvTools(): ToolDefinition[] {
       isConcurrencySafe: false,
       execute: ({ key: k }) => ({ key: k, deleted: store.delete(k) }),
     }),
-    defineTool<z.input<typeof listInput>, z.output<typeof listOutput>>({
+    defineTool({
       name: 'kv.list',
       description:
         'Lists the keys of the in-memory key-value store in ascending order, optionally only those starting with a prefix.',

@@ -175,7 +175,7 @@ function search(
 /** The text toolkit. Pure functions; every tool is concurrency-safe. */
 export function textTools(): ToolDefinition[] {
   return [
-    defineTool<z.input<typeof countInput>, z.output<typeof countOutput>>({
+    defineTool({
       name: 'text.word_count',
       description: 'Counts the words, characters (Unicode code points) and lines of a text.',
       input: countInput,
@@ -187,7 +187,7 @@ export function textTools(): ToolDefinition[] {
         lines: splitLines(t).length,
       }),
     }),
-    defineTool<z.input<typeof transformInput>, z.output<typeof transformOutput>>({
+    defineTool({
       name: 'text.transform',
       description: `Transforms a text by mode: ${TRANSFORM_MODES.join(', ')}.`,
       input: transformInput,
@@ -195,7 +195,7 @@ export function textTools(): ToolDefinition[] {
       isConcurrencySafe: true,
       execute: ({ text: t, mode }) => ({ text: transform(t, mode) }),
     }),
-    defineTool<z.input<typeof splitInput>, z.output<typeof splitOutput>>({
+    defineTool({
       name: 'text.split_lines',
       description:
         'Splits a text into lines (on \\n, \\r\\n or \\r), optionally trimming each line and leaving out empty ones.',
@@ -209,7 +209,7 @@ export function textTools(): ToolDefinition[] {
         return { lines, count: lines.length };
       },
     }),
-    defineTool<z.input<typeof searchInput>, z.output<typeof searchOutput>>({
+    defineTool({
       name: 'text.search',
       description:
         'Finds every occurrence of a plain substring (not a regular expression) in a text, with line and column numbers. Matches do not overlap.',

@@ -1,5 +1,6 @@
 /** Wire-format adapters: the same tool list in the shapes model APIs and MCP clients expect. */
 import type { JsonSchema, ToolSchema } from './types.js';
+import { wireNameTable } from './wire-names.js';
 
 /** The wire formats isocode renders. */
 export type WireFormat = 'openai' | 'anthropic' | 'mcp';
@@ -23,24 +24,35 @@ export interface McpTool {
   outputSchema?: JsonSchema;
 }
 
-/** Renders tool schemas in the OpenAI function-calling shape. */
+/** The provider wire name of each tool of a list (see wire-names.ts: dots become `__`). */
+function providerNames(tools: readonly ToolSchema[]): string[] {
+  const table = wireNameTable(tools.map((t) => t.name));
+  return tools.map((t) => table.toWire(t.name));
+}
+
+/** Renders tool schemas in the OpenAI function-calling shape, with provider-legal names. */
 export function toOpenAiTools(tools: readonly ToolSchema[]): OpenAiTool[] {
-  return tools.map((t) => ({
+  const names = providerNames(tools);
+  return tools.map((t, i) => ({
     type: 'function',
-    function: { name: t.name, description: t.description, parameters: t.inputSchema },
+    function: { name: names[i] ?? t.name, description: t.description, parameters: t.inputSchema },
   }));
 }
 
-/** Renders tool schemas in the Anthropic tool shape. */
+/** Renders tool schemas in the Anthropic tool shape, with provider-legal names. */
 export function toAnthropicTools(tools: readonly ToolSchema[]): AnthropicTool[] {
-  return tools.map((t) => ({
-    name: t.name,
+  const names = providerNames(tools);
+  return tools.map((t, i) => ({
+    name: names[i] ?? t.name,
     description: t.description,
     input_schema: t.inputSchema,
   }));
 }
 
-/** Renders tool schemas in the MCP `tools/list` shape (an MCP `outputSchema` must be an object schema). */
+/**
+ * Renders tool schemas in the MCP `tools/list` shape (an MCP `outputSchema` must be an object
+ * schema). MCP allows dots in names, so names are kept as they are.
+ */
 export function toMcpTools(tools: readonly ToolSchema[]): McpTool[] {
   return tools.map((t) =>
     t.outputSchema !== undefined && t.outputSchema.type === 'object'

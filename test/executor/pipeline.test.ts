@@ -8,6 +8,7 @@ import {
   defineTool,
   type ContentBlock,
   type OutcomeSummary,
+  type ToolDefinition,
 } from '../../src/index.js';
 import { deferred, echo, recorder } from './fixtures.js';
 
@@ -135,13 +136,14 @@ describe('the pipeline', () => {
       input: {},
       execute: () => ({ when: new Date() }),
     });
-    const wrong = defineTool({
+    // A plain object: defineTool would reject this body at compile time (test/tools/define-tool-types.test.ts).
+    const wrong: ToolDefinition = {
       name: 'wrong',
       description: '',
       input: {},
       output: z.object({ n: z.number() }),
       execute: () => ({ n: 'one' }),
-    });
+    };
     const rt = await createRuntime({ tools: [notJson, wrong] });
     for (const name of ['nj', 'wrong']) {
       const res = await rt.execute({ name, args: {} });

@@ -26,7 +26,10 @@ const ALLOWED_GLOBALS = new Set(
     'AggregateError EvalError RangeError ReferenceError SyntaxError TypeError URIError globalThis JSON Math Intl ArrayBuffer ' +
     'Uint8Array Int8Array Uint16Array Int16Array Uint32Array Int32Array Float32Array Float64Array Uint8ClampedArray ' +
     'BigUint64Array BigInt64Array DataView Map BigInt Set WeakMap WeakSet Proxy Reflect FinalizationRegistry WeakRef decodeURI ' +
-    'decodeURIComponent encodeURI encodeURIComponent escape unescape eval isFinite isNaN tools console ToolCallError'
+    'decodeURIComponent encodeURI encodeURIComponent escape unescape eval isFinite isNaN tools console ToolCallError ' +
+    // ECMAScript built-ins of newer V8s: Iterator (Node 22+), explicit resource management and
+    // Float16Array (Node 24+), Temporal (Node 26; its clock is no more than Date.now()'s).
+    'Iterator SuppressedError DisposableStack AsyncDisposableStack Float16Array Temporal'
   ).split(' '),
 );
 

@@ -268,12 +268,12 @@ describe('catalog routes', () => {
       tools: { type: string; function: { name: string } }[];
     };
     expect(openai.tools.map((x) => [x.type, x.function.name])).toEqual([
-      ['function', 'beta.secret'],
+      ['function', 'beta__secret'], // provider-legal wire name (decision record 014)
     ]);
     const anthropic = (await (await get('/v1/tools?format=anthropic', KEY_B)).json()) as {
       tools: { name: string; input_schema: unknown }[];
     };
-    expect(anthropic.tools[0]?.name).toBe('beta.secret');
+    expect(anthropic.tools[0]?.name).toBe('beta__secret');
     expect(typeof anthropic.tools[0]?.input_schema).toBe('object');
     expect((await get('/v1/tools?format=xml', KEY_B)).status).toBe(400);
   });

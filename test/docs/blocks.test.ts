@@ -1,0 +1,85 @@
+/**
+ * Docs cannot drift from the package: every TypeScript block of README.md and docs/*.md type-checks
+ * against the public API (`isocode`, `isocode/sources`, ... mapped to the sources), and every
+ * `isocode` command of a shell block runs and exits 0. A block that is not meant to run on its own
+ * says so in its info string (```ts fragment), and still has to be a TypeScript or shell block.
+ */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import ts from 'typescript';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ROOT, runCli } from '../cli/helpers.js';
+import { docBlocks, isocodeCommands } from './blocks.js';
+
+const blocks = docBlocks(ROOT).filter((b) => !b.fragment);
+const tsBlocks = blocks.filter((b) => b.lang === 'ts' || b.lang === 'typescript');
+const shBlocks = blocks.filter((b) => b.lang === 'sh' || b.lang === 'bash');
+
+// Inside the repository, so bare imports (zod) resolve from its node_modules.
+const dir = join(ROOT, 'node_modules', '.cache', 'isocode-doc-blocks');
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const SUBPATHS: Record<string, string> = {
+  isocode: 'src/index.ts',
+  'isocode/testing': 'src/testing.ts',
+  'isocode/sources': 'src/sources/index.ts',
+  'isocode/server': 'src/server/index.ts',
+  'isocode/mcp': 'src/mcp/index.ts',
+};
+
+describe('doc blocks', () => {
+  it('finds the blocks (README and docs/)', () => {
+    expect(tsBlocks.length).toBeGreaterThan(2);
+    expect(shBlocks.length).toBeGreaterThan(2);
+  });
+
+  it('every TypeScript block type-checks against the public API', () => {
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    const files = tsBlocks.map((b, i) => {
+      const file = join(dir, `block${i}.ts`);
+      // A module of its own (top-level await, no clashes between blocks).
+      writeFileSync(file, `${b.code}\nexport {};\n`);
+      return file;
+    });
+    const options: ts.CompilerOptions = {
+      target: ts.ScriptTarget.ES2022,
+      lib: ['lib.es2022.d.ts'],
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      types: ['node'],
+      typeRoots: [join(ROOT, 'node_modules', '@types')],
+      strict: true,
+      exactOptionalPropertyTypes: true,
+      noUncheckedIndexedAccess: true,
+      skipLibCheck: true,
+      noEmit: true,
+      allowImportingTsExtensions: true,
+      paths: Object.fromEntries(
+        Object.entries(SUBPATHS).map(([spec, path]) => [spec, [join(ROOT, path)]]),
+      ),
+    };
+    const program = ts.createProgram(files, options);
+    const problems = ts
+      .getPreEmitDiagnostics(program)
+      .filter((d) => d.file !== undefined && files.includes(d.file.fileName))
+      .map((d) => {
+        const block = tsBlocks[files.indexOf(d.file?.fileName ?? '')];
+        const { line } = d.file!.getLineAndCharacterOfPosition(d.start ?? 0);
+        return `${block?.where ?? '?'} (+${line + 1}): ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
+      });
+    expect(problems).toEqual([]);
+  }, 180_000);
+
+  const commands = shBlocks.flatMap((b) =>
+    isocodeCommands(b.code).map((args) => [b.where, args.join(' '), args] as const),
+  );
+  it.each(commands)(
+    '%s: isocode %s',
+    async (_where, _line, args) => {
+      const out = await runCli(args, { timeoutMs: 90_000 });
+      expect({ code: out.code, stderr: out.stderr }).toMatchObject({ code: 0 });
+    },
+    120_000,
+  );
+});
