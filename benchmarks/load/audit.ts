@@ -27,6 +27,8 @@ export interface AuditCheck {
   orphaned: string[];
   /** Call ids answered over HTTP (a 200 ToolResult) that have no terminal record. */
   answeredMissing: string[];
+  /** Nested tool calls (any other call) with a `tool/call` and no `tool/result`. */
+  lostNested: string[];
   /** Lines that are not JSON objects (a torn write). */
   malformedLines: number;
 }
@@ -63,8 +65,14 @@ export function checkAudit(
 ): AuditCheck {
   const calls = new Set<string>();
   const results = new Map<string, number>();
+  const nestedCalls = new Set<string>();
+  const nestedResults = new Set<string>();
   for (const r of records) {
-    if (r.name !== 'run_code' || r.parentId !== undefined) continue;
+    if (r.name !== 'run_code' || r.parentId !== undefined) {
+      if (r.type === 'tool/call') nestedCalls.add(r.callId);
+      else if (r.type === 'tool/result') nestedResults.add(r.callId);
+      continue;
+    }
     if (r.type === 'tool/call') calls.add(r.callId);
     else if (r.type === 'tool/result') results.set(r.callId, (results.get(r.callId) ?? 0) + 1);
   }
@@ -75,17 +83,19 @@ export function checkAudit(
     duplicated: [...results].filter(([, n]) => n > 1).map(([id]) => id),
     orphaned: [...results.keys()].filter((id) => !calls.has(id)),
     answeredMissing: [...new Set(answered)].filter((id) => !results.has(id)),
+    lostNested: [...nestedCalls].filter((id) => !nestedResults.has(id)),
     malformedLines,
   };
 }
 
-/** True when nothing was lost, duplicated, orphaned or torn. */
+/** True when nothing (run or nested call) was lost, duplicated, orphaned or torn. */
 export function auditComplete(check: AuditCheck): boolean {
   return (
     check.lost.length === 0 &&
     check.duplicated.length === 0 &&
     check.orphaned.length === 0 &&
     check.answeredMissing.length === 0 &&
+    check.lostNested.length === 0 &&
     check.malformedLines === 0
   );
 }

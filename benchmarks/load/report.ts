@@ -208,7 +208,8 @@ export function renderLoadMarkdown(r: LoadReport): string {
     `- Worker restarts (from /metrics): ${r.server.workerRestarts ?? 'no such series'}.`,
     `- Audit: ${r.audit.runs} runs recorded, ${r.audit.terminal} terminal records, ${r.audit.lost.length} lost, ` +
       `${r.audit.duplicated.length} duplicated, ${r.audit.orphaned.length} orphaned, ` +
-      `${r.audit.answeredMissing.length} answered runs without a record, ${r.audit.malformedLines} torn lines.`,
+      `${r.audit.answeredMissing.length} answered runs without a record, ` +
+      `${r.audit.lostNested.length} nested calls without a result, ${r.audit.malformedLines} torn lines.`,
   );
   if (r.server.stderrTail)
     lines.push('', 'Server stderr before it died:', '', '```', r.server.stderrTail.trim(), '```');
