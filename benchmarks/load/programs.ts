@@ -15,8 +15,8 @@ export interface HostileProgram extends Program {
   /** The class of issue 10 item 5 it belongs to. */
   class: string;
   /**
-   * The `CODE_RUN_FAILED` kinds that are a correct answer (besides `OVERLOADED`). An empty list means
-   * the run may also succeed: what matters is that the host survives and stays within its budget.
+   * The correct answers besides `OVERLOADED`: `CODE_RUN_FAILED` kinds, and `ok` where the run may
+   * also succeed (what matters then is that the host survives and stays within its budget).
    */
   kinds: readonly string[];
 }
@@ -62,7 +62,7 @@ export const HOSTILE_PROGRAMS: readonly HostileProgram[] = [
     class: 'stack-overflowing-source',
     name: 'bracket-nest-40kb',
     code: `return ${'['.repeat(NEST_DEPTH)}${']'.repeat(NEST_DEPTH)};`,
-    kinds: ['syntax', 'typecheck', 'exception'],
+    kinds: ['ok', 'syntax', 'typecheck', 'exception'],
   },
   {
     class: 'queued-argument-flood',
@@ -70,7 +70,7 @@ export const HOSTILE_PROGRAMS: readonly HostileProgram[] = [
     code: `const text = 'word '.repeat(100_000);
 const all = await Promise.all(Array.from({ length: 400 }, () => tools.text.word_count({ text })));
 return all.length;`,
-    kinds: [],
+    kinds: ['ok', 'exception', 'memory', 'timeout'],
   },
   {
     class: 'native-memory',
