@@ -6,7 +6,7 @@
  *   npm run load -- --mix safe        # only the hostile classes today's server survives
  *
  * Options: --duration <s>, --mix benign|safe|full, --rss-budget-mb <n>, --build dist|source
- * (dist needs `npm run build`), --out <dir>. Exit 0: every invariant held; 1: one failed; 2: bad usage.
+ * (dist needs `npm run build`), --out <dir>, --name load-<word> (the report's file name). Exit 0: every invariant held; 1: one failed; 2: bad usage.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -39,6 +39,7 @@ const { values } = parseArgs({
     'rss-budget-mb': { type: 'string' },
     build: { type: 'string', default: 'dist' },
     out: { type: 'string', default: join(ROOT, 'benchmarks/results') },
+    name: { type: 'string' },
   },
 });
 const mix =
@@ -58,7 +59,9 @@ const result = await runLoad({
   log: (line) => process.stderr.write(`load: ${line}\n`),
 });
 const report = buildReport(result);
-const base = join(values.out, values.short ? 'load-quick' : 'load-latest');
+const name = values.name ?? (values.short ? 'load-quick' : 'load-latest');
+if (!/^load-[\w-]+$/.test(name)) usage('--name must look like load-<word>');
+const base = join(values.out, name);
 mkdirSync(values.out, { recursive: true });
 writeFileSync(`${base}.json`, `${JSON.stringify(report, null, 2)}\n`);
 const markdown = renderLoadMarkdown(report);
