@@ -15,7 +15,8 @@ import { checkProgram, runProgram, type RunReply } from '../../benchmarks/load/c
 import { scrapeMetrics, sumSeries } from '../../benchmarks/load/metrics.js';
 import { commandLine, cpuTicks, descendants, isAlive } from '../../benchmarks/load/proc.js';
 import { ROOT } from '../../benchmarks/load/server.js';
-import { BENIGN, resultOf, startTenantFace, until, type TenantFace } from '../load/face.js';
+import { BENIGN, resultOf, startTenantFace, type TenantFace } from '../load/face.js';
+import { until } from '../sources/helpers.js';
 
 const CRASHY = join(ROOT, 'test/faults/fixtures/crashy-mcp.mjs');
 

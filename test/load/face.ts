@@ -43,15 +43,6 @@ export async function startTenantFace(
   }
 }
 
-/** Polls `check` every 25 ms until it holds; throws after `timeoutMs`. */
-export async function until(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 /** The program's result of a successful run reply (`value.result`), else undefined. */
 export function resultOf(reply: RunReply): unknown {
   if (reply.outcome !== 'ok') return undefined;
