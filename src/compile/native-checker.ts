@@ -93,6 +93,12 @@ class NativeChecker implements TypeChecker {
     validateVerdict(options.transpiled);
     const { signal } = options;
     if (signal?.aborted) throw abortError();
+    // A program never makes the compiler resolve a module or file: other tenants' SDKs live in it too.
+    const reference = moduleReference(program);
+    if (reference) {
+      this.checks++;
+      return [reference];
+    }
     // The transpiler's verdict keeps check and run consistent: a program that closes its wrapper early (and
     // could then declare globals) is rejected without type-checking, and one the transpiler cannot parse
     // never passes the check. The compiler's own syntax messages (with TS codes) come first otherwise.
@@ -100,11 +106,9 @@ class NativeChecker implements TypeChecker {
     const escaped = transpiled.ok
       ? []
       : transpiled.diagnostics.filter((d) => d.message === ESCAPE_MESSAGE);
-    // A program never makes the compiler resolve a module or file: other tenants' SDKs live in it too.
-    const refused = escaped.length > 0 ? escaped : [moduleReference(program) ?? []].flat();
-    if (refused.length > 0) {
+    if (escaped.length > 0) {
       this.checks++;
-      return refused;
+      return escaped;
     }
     const work = this.run(program, sdk, signal);
     let diagnostics = await (signal ? raceAbort(work, signal) : work);
