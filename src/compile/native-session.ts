@@ -16,6 +16,8 @@ import {
   waitForExit,
   withTimeout,
 } from './native-process.js';
+import { MemoryWatch } from './native-memory.js';
+import type { Ticket } from './native-memory.js';
 import { SdkProject } from './native-project.js';
 import { VFS_ROOT, VirtualFiles, hideProjectPaths } from './native-vfs.js';
 import type { Diagnostic, SdkSource } from './types.js';
@@ -40,17 +42,9 @@ export class SessionLost extends Error {
   }
 }
 
-/** One check while it is in the compiler (for blaming the check that was running the longest). */
-interface Ticket {
-  since: number;
-}
-
 const noop = (): void => {};
 /** How long close() waits for a graceful exit before killing the compiler. */
 const GRACE_MS = 250;
-/** How often the compiler's RSS is read while a check is in it (one small /proc read). */
-const RSS_POLL_MS = 100;
-const MIB = 1024 * 1024;
 
 /** A compiler process and the SDK projects open in it. */
 export class NativeSession {
@@ -60,12 +54,11 @@ export class NativeSession {
   private readonly failureListeners = new Set<(error: IsocodeError) => void>();
   /** Aborted (with the failure) when the session fails: queued checks reject at once. */
   private readonly lost = new AbortController();
-  private readonly inCompiler = new Set<Ticket>();
+  private readonly memory: MemoryWatch;
   private child: ChildProcess | undefined;
   private failure: IsocodeError | undefined;
   /** The check blamed for the failure (a timeout or the memory limit) and the error it gets. */
   private blamed: { ticket: Ticket; error: IsocodeError } | undefined;
-  private poll: NodeJS.Timeout | undefined;
   private exited = false;
   private closing: Promise<void> | undefined;
   private readonly releases = new Set<Promise<void>>();
@@ -76,6 +69,11 @@ export class NativeSession {
     private readonly onExit: () => void,
   ) {
     this.api = new API({ fs: this.vfs.toFileSystem(), cwd: VFS_ROOT });
+    this.memory = new MemoryWatch(
+      settings.maxRssBytes,
+      () => this.rssBytes,
+      ({ blamed, error, failure }) => this.fail(failure, blamed && { ticket: blamed, error }),
+    );
   }
 
   /** False once the process died, hung or was closed: the owner starts a new session. */
@@ -179,7 +177,7 @@ export class NativeSession {
     const deadline = Date.now() + this.settings.timeoutMs;
     const file = project.mainFile(slot);
     this.vfs.set(file, wrapForCheck(program));
-    this.enter(ticket);
+    this.memory.enter(ticket);
     try {
       // Naming the changed file is what makes the compiler re-read it (else the previous program's results).
       const snapshot = await this.guard(
@@ -218,7 +216,7 @@ export class NativeSession {
         this.dispose(snapshot);
       }
     } finally {
-      this.leave(ticket);
+      this.memory.leave(ticket);
     }
   }
 
@@ -232,48 +230,6 @@ export class NativeSession {
       .sort((a, b) => a.line - b.line || a.column - b.column)
       .slice(0, this.settings.maxDiagnostics)
       .map((d) => ({ ...d, message: hideProjectPaths(d.message) }));
-  }
-
-  /** A check enters the compiler: its memory is watched until it leaves. */
-  private enter(ticket: Ticket): void {
-    ticket.since = performance.now();
-    this.inCompiler.add(ticket);
-    this.poll ??= setInterval(() => this.watchMemory(), RSS_POLL_MS).unref();
-  }
-
-  private leave(ticket: Ticket): void {
-    this.inCompiler.delete(ticket);
-    if (this.inCompiler.size === 0) this.stopPolling();
-  }
-
-  private stopPolling(): void {
-    if (this.poll !== undefined) clearInterval(this.poll);
-    this.poll = undefined;
-  }
-
-  /**
-   * Over `maxRssBytes`: the compiler is killed, the check that has been in it the longest fails with
-   * `LIMIT_EXCEEDED` (a type-level bomb runs for seconds, ordinary checks for milliseconds) and every
-   * other check of this process is retried by the checker on a new one.
-   */
-  private watchMemory(): void {
-    const rss = this.rssBytes;
-    const limit = this.settings.maxRssBytes;
-    if (rss <= limit || this.failure) return;
-    let oldest: Ticket | undefined;
-    for (const ticket of this.inCompiler)
-      if (!oldest || ticket.since < oldest.since) oldest = ticket;
-    const sizes = `${Math.round(rss / MIB)} MiB, over its limit maxRssBytes = ${Math.round(limit / MIB)} MiB`;
-    const error = new IsocodeError(
-      'LIMIT_EXCEEDED',
-      `the type check exceeded the type-checker's memory limit (the compiler reached ${sizes}) and was stopped; simplify the program's types`,
-      { details: { kind: 'typecheck', limit: 'maxRssBytes', limitBytes: limit, rssBytes: rss } },
-    );
-    const failure = new IsocodeError(
-      'INTERNAL_ERROR',
-      `the TypeScript compiler process was killed (memory ${sizes}); it is restarted on the next check`,
-    );
-    this.fail(failure, oldest && { ticket: oldest, error });
   }
 
   /** The SDK's projects, opened on first use; most recently used last (LRU order). */
@@ -415,7 +371,7 @@ export class NativeSession {
     if (this.failure) return;
     this.failure = error;
     this.blamed = blamed;
-    this.stopPolling();
+    this.memory.stop();
     for (const listener of [...this.failureListeners]) listener(error);
     this.lost.abort(error);
     if (killProcess) {
