@@ -41,7 +41,6 @@ const BEFORE_REGEX = new Set([
   'await',
 ]);
 const TRIPLE_SLASH = /^\/\/\/\s*<\s*(reference|amd-module|amd-dependency)\b/i;
-const WORD_CHAR = /[\w$\\\u0080-\uffff]/;
 const UNICODE_ESCAPE = /\\u\{([0-9a-fA-F]+)\}|\\u([0-9a-fA-F]{4})/g;
 
 /**
@@ -59,89 +58,143 @@ export function moduleReference(program: string): Diagnostic | undefined {
 
 function findModuleReference(text: string): number | undefined {
   const n = text.length;
-  /** The last significant token: a word, or a punctuation character. */
-  let previous = '';
+  /** The last significant token: `WORD` (at `wordStart..wordEnd`), `VALUE` (string, regex) or a char code. */
+  let previous = 0;
+  let previousAt = -1;
+  let wordStart = 0;
+  let wordEnd = 0;
   /** Brace depths at which an enclosing template literal's `${` substitution closes. */
   const templates: number[] = [];
   let depth = 0;
   let i = 0;
-  const skipSpaceAndComments = (from: number): number => {
-    let j = from;
-    while (j < n) {
-      const c = text[j] ?? '';
-      if (/\s/.test(c)) j++;
-      else if (c === '/' && text[j + 1] === '/') j = lineEnd(text, j);
-      else if (c === '/' && text[j + 1] === '*') j = blockEnd(text, j);
-      else break;
-    }
-    return j;
-  };
   while (i < n) {
-    const c = text[i] ?? '';
-    if (c === ' ' || c === '\t' || isLineBreak(c) || /\s/.test(c)) {
+    const c = text.charCodeAt(i);
+    const next = text.charCodeAt(i + 1);
+    if (isSpace(c)) {
       i++;
-    } else if (c === '/' && text[i + 1] === '/') {
+    } else if (c === SLASH && next === SLASH) {
       const end = lineEnd(text, i);
-      if (TRIPLE_SLASH.test(text.slice(i, end))) return i;
+      if (text.charCodeAt(i + 2) === SLASH && TRIPLE_SLASH.test(text.slice(i, end))) return i;
       i = end;
-    } else if (c === '/' && text[i + 1] === '*') {
+    } else if (c === SLASH && next === STAR) {
       i = blockEnd(text, i);
-    } else if (c === '"' || c === "'") {
+    } else if (c === DQUOTE || c === SQUOTE) {
       i = stringEnd(text, i, c);
-      previous = '"';
-    } else if (c === '`' || (c === '}' && templates.at(-1) === depth)) {
+      previous = VALUE;
+    } else if (c === BACKTICK || (c === RBRACE && templates.at(-1) === depth)) {
       // A template's text, from its start or from the end of a `${...}` substitution.
-      if (c === '}') templates.pop();
-      const next = templateText(text, i + 1);
-      i = next.end;
-      if (next.substitution) {
-        templates.push(depth);
-        previous = '{';
-      } else previous = '"';
-    } else if (c === '/') {
+      if (c === RBRACE) templates.pop();
+      const rest = templateText(text, i + 1);
+      i = rest.end;
+      if (rest.substitution) templates.push(depth);
+      previous = rest.substitution ? LBRACE : VALUE;
+    } else if (c === SLASH) {
       const division =
-        /[\w$)\]}"]$/.test(previous) && !BEFORE_REGEX.has(previous) && previous !== '';
+        previous === VALUE ||
+        previous === RPAREN ||
+        previous === RBRACKET ||
+        previous === RBRACE ||
+        (previous === WORD && !BEFORE_REGEX.has(text.slice(wordStart, wordEnd)));
       i = division ? i + 1 : regexEnd(text, i);
-      previous = division ? '/' : '"';
-    } else if (c === '#' || WORD_CHAR.test(c)) {
-      const end = wordEnd(text, i);
-      const word = decodeEscapes(text.slice(i, end));
-      const after = skipSpaceAndComments(end);
-      if (refusedWord(word, previous, text, after)) return i;
-      previous = word;
+      previous = division ? SLASH : VALUE;
+    } else if (c === HASH || isWordCode(c)) {
+      const { end, escaped } = scanWord(text, i);
+      // Only `import`, `export`, `module` (or a word with escapes) can be refused: skip the rest cheaply.
+      const candidate = escaped || (end - i === 6 && CANDIDATE_START.has(c));
+      if (candidate && refusedWord(text, i, end, previous === DOT && previousAt)) return i;
+      previous = WORD;
+      wordStart = i;
+      wordEnd = end;
       i = end;
     } else {
-      if (c === '{') depth++;
-      else if (c === '}') depth--;
+      if (c === LBRACE) depth++;
+      else if (c === RBRACE) depth--;
       previous = c;
+      previousAt = i;
       i++;
     }
   }
   return undefined;
 }
 
-/** `import`/`export` anywhere but as a property name; `module` before a string (`declare module "x"`). */
-function refusedWord(word: string, previous: string, text: string, after: number): boolean {
-  const next = text[after] ?? '';
+/** First letters of the refused words (`import`, `export`, `module`). */
+const CANDIDATE_START = new Set([105, 101, 109]);
+const WORD = -1;
+const VALUE = -2;
+const SLASH = 47;
+const STAR = 42;
+const DQUOTE = 34;
+const SQUOTE = 39;
+const BACKTICK = 96;
+const LBRACE = 123;
+const RBRACE = 125;
+const RPAREN = 41;
+const RBRACKET = 93;
+const HASH = 35;
+const DOT = 46;
+const BACKSLASH = 92;
+
+function isSpace(c: number): boolean {
+  return c === 32 || (c >= 9 && c <= 13) || (c > 127 && /\s/.test(String.fromCharCode(c)));
+}
+
+function isWordCode(c: number): boolean {
+  return (
+    (c >= 97 && c <= 122) ||
+    (c >= 65 && c <= 90) ||
+    (c >= 48 && c <= 57) ||
+    c === 95 ||
+    c === 36 ||
+    c === BACKSLASH ||
+    (c > 127 && !isSpace(c))
+  );
+}
+
+/**
+ * Whether the word at `start..end` is refused: `import`/`export` anywhere but as a property name
+ * (`x.import`, `x?.import`, `{ import: 1 }`; a spread `...import(...)` is refused), `module` before a
+ * string (`declare module "x"`). `dotAt`: where the `.` before the word is, or `false`.
+ */
+function refusedWord(text: string, start: number, end: number, dotAt: number | false): boolean {
+  const word = decodeEscapes(text.slice(start, end));
+  const after = skipSpaceAndComments(text, end);
+  const next = text.charCodeAt(after);
   if (word === 'import' || word === 'export') {
-    if (previous === '.') return false;
-    const isKey = next === ':' || (next === '?' && text[after + 1] === ':');
+    if (dotAt !== false && text.charCodeAt(dotAt - 1) !== DOT) return false;
+    const isKey = next === 58 || (next === 63 && text.charCodeAt(after + 1) === 58); // ':' or '?:'
     return !isKey;
   }
-  return word === 'module' && (next === '"' || next === "'" || next === '`');
+  return word === 'module' && (next === DQUOTE || next === SQUOTE || next === BACKTICK);
 }
 
-/** The end of the identifier (or private name) starting at `from`, Unicode escapes included. */
-function wordEnd(text: string, from: number): number {
-  let i = from + 1;
-  if (text[from] === '\\') i = escapeEnd(text, from);
-  while (i < text.length && WORD_CHAR.test(text[i] ?? '')) {
-    i = text[i] === '\\' ? escapeEnd(text, i) : i + 1;
+function skipSpaceAndComments(text: string, from: number): number {
+  let j = from;
+  while (j < text.length) {
+    const c = text.charCodeAt(j);
+    if (isSpace(c)) j++;
+    else if (c === SLASH && text.charCodeAt(j + 1) === SLASH) j = lineEnd(text, j);
+    else if (c === SLASH && text.charCodeAt(j + 1) === STAR) j = blockEnd(text, j);
+    else break;
   }
-  return i;
+  return j;
 }
 
-/** The end of a `\\uXXXX` or `\\u{...}` escape at `from` (a lone backslash is one character). */
+/** The end of the identifier (or private name) starting at `from`, and whether it has Unicode escapes. */
+function scanWord(text: string, from: number): { end: number; escaped: boolean } {
+  let escaped = text.charCodeAt(from) === BACKSLASH;
+  let i = escaped ? escapeEnd(text, from) : from + 1;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c === BACKSLASH) {
+      escaped = true;
+      i = escapeEnd(text, i);
+    } else if (isWordCode(c)) i++;
+    else break;
+  }
+  return { end: i, escaped };
+}
+
+/** The end of a `\uXXXX` or `\u{...}` escape at `from` (a lone backslash is one character). */
 function escapeEnd(text: string, from: number): number {
   if (text[from + 1] === 'u' && text[from + 2] === '{') {
     const close = text.indexOf('}', from + 3);
@@ -157,13 +210,13 @@ function decodeEscapes(word: string): string {
   );
 }
 
-function isLineBreak(c: string | undefined): boolean {
-  return c === '\n' || c === '\r' || c === '\u2028' || c === '\u2029';
+function isLineBreak(c: number): boolean {
+  return c === 10 || c === 13 || c === 0x2028 || c === 0x2029;
 }
 
 function lineEnd(text: string, from: number): number {
   let i = from;
-  while (i < text.length && !isLineBreak(text[i])) i++;
+  while (i < text.length && !isLineBreak(text.charCodeAt(i))) i++;
   return i;
 }
 
@@ -173,11 +226,11 @@ function blockEnd(text: string, from: number): number {
 }
 
 /** The end of a '...' or "..." string starting at `from` (an unterminated one ends at its line's end). */
-function stringEnd(text: string, from: number, quote: string): number {
+function stringEnd(text: string, from: number, quote: number): number {
   let i = from + 1;
   while (i < text.length) {
-    const c = text[i];
-    if (c === '\\') i += 2;
+    const c = text.charCodeAt(i);
+    if (c === BACKSLASH) i += 2;
     else if (c === quote) return i + 1;
     else if (isLineBreak(c)) return i;
     else i++;
@@ -189,10 +242,11 @@ function stringEnd(text: string, from: number, quote: string): number {
 function templateText(text: string, from: number): { end: number; substitution: boolean } {
   let i = from;
   while (i < text.length) {
-    const c = text[i];
-    if (c === '\\') i += 2;
-    else if (c === '`') return { end: i + 1, substitution: false };
-    else if (c === '$' && text[i + 1] === '{') return { end: i + 2, substitution: true };
+    const c = text.charCodeAt(i);
+    if (c === BACKSLASH) i += 2;
+    else if (c === BACKTICK) return { end: i + 1, substitution: false };
+    else if (c === 36 && text.charCodeAt(i + 1) === LBRACE)
+      return { end: i + 2, substitution: true };
     else i++;
   }
   return { end: text.length, substitution: false };
@@ -203,13 +257,13 @@ function regexEnd(text: string, from: number): number {
   let i = from + 1;
   let inClass = false;
   while (i < text.length) {
-    const c = text[i];
-    if (c === '\\') i += 2;
+    const c = text.charCodeAt(i);
+    if (c === BACKSLASH) i += 2;
     else if (isLineBreak(c)) return i;
-    else if (c === '/' && !inClass) return i + 1;
+    else if (c === SLASH && !inClass) return i + 1;
     else {
-      if (c === '[') inClass = true;
-      else if (c === ']') inClass = false;
+      if (c === 91) inClass = true;
+      else if (c === RBRACKET) inClass = false;
       i++;
     }
   }

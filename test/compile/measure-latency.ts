@@ -3,11 +3,13 @@
  *   node --import tsx test/compile/measure-latency.ts
  * A small program (one type error) against a 50-tool SDK, ROUNDS sequential checks after a warm-up, in two
  * modes: the checker parses the program itself (no verdict given), and the caller passes the transpiler's
- * verdict (`transpiled`, as run_code does: the host never calls oxc). Also the compiler's RSS.
+ * verdict (`transpiled`, as run_code does: the host never calls oxc). Also the compiler's RSS, and the
+ * cost of the module-reference refusal scan on the small program and on a 40 kB one.
  */
 
 import { createNativeChecker } from '../../src/compile/index.js';
 import type { CheckOptions, SdkSource } from '../../src/compile/index.js';
+import { moduleReference } from '../../src/compile/refusals.js';
 
 const TOOLS = Number(process.env.TOOLS ?? 50);
 const ROUNDS = Number(process.env.ROUNDS ?? 200);
@@ -23,7 +25,34 @@ const program = (i: number): string =>
 const median = (values: number[]): number =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
 
+/** Median time of `fn` in microseconds (batches of `batch` calls). */
+function microseconds(fn: () => unknown, batch: number): number {
+  const times: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    const t0 = performance.now();
+    for (let j = 0; j < batch; j++) fn();
+    times.push(((performance.now() - t0) * 1000) / batch);
+  }
+  return median(times);
+}
+
+function scanCost(): void {
+  const small = program(7);
+  const line = 'const s = `row ${i}: ${JSON.stringify({ a: "x", b: /re[/]/g.source })}`; // note\n';
+  const large = line.repeat(Math.ceil(40_000 / line.length));
+  for (const [name, text, batch] of [
+    ['small', small, 1000],
+    [`${Math.round(large.length / 1000)} kB`, large, 5],
+  ] as const) {
+    if (moduleReference(text) !== undefined) throw new Error('unexpected refusal');
+    console.log(
+      `refusal scan, ${name} program: median ${microseconds(() => moduleReference(text), batch).toFixed(1)} µs`,
+    );
+  }
+}
+
 async function main(): Promise<void> {
+  scanCost();
   const checker = createNativeChecker();
   await checker.warmup(SDK);
   const modes: Array<[string, (i: number) => CheckOptions]> = [
