@@ -8,6 +8,7 @@ import { abortError } from './native-project.js';
 import { NativeSession, SessionLost } from './native-session.js';
 import type { SessionSettings } from './native-session.js';
 import { ESCAPE_MESSAGE, moduleReference } from './refusals.js';
+import type { transpileProgram as TranspileProgram } from './transpile.js';
 import type {
   CheckOptions,
   CheckerStats,
@@ -200,9 +201,12 @@ class NativeChecker implements TypeChecker {
  * first use: a host that always passes the verdict never loads oxc.
  */
 async function transpileHere(program: string): Promise<TranspileVerdict> {
-  const { transpileProgram } = await import('./transpile.js');
+  transpiler ??= import('./transpile.js');
+  const { transpileProgram } = await transpiler;
   return transpileProgram(program);
 }
+
+let transpiler: Promise<{ transpileProgram: typeof TranspileProgram }> | undefined;
 
 function validate(program: unknown, sdk: unknown): void {
   if (typeof program !== 'string')
