@@ -148,6 +148,18 @@ describe('tenants apart in one checker', () => {
     await expect(checker.check(program, TENANT_A)).resolves.toEqual([]);
   });
 
+  it('never prints a project directory, even in internal messages about the SDK', async () => {
+    // The compiler names the SDK file by its full path here ("File '/isocode/<dir>/sdk.d.ts' is not a module").
+    const broken: SdkSource = {
+      hash: 'broken',
+      text: `${PRELUDE}interface Tools { x: typeof import("./sdk") }\ndeclare const tools: Tools;\n`,
+    };
+    const diags = await checker.check('return 1;', broken);
+    expect(diags.map((d) => d.message)).toEqual([
+      "Internal error in the tool SDK (sdk.d.ts line 3, col 36), not in your program: File 'sdk.d.ts' is not a module.",
+    ]);
+  });
+
   it('does not let a refused program reach the compiler (tenant B still works)', async () => {
     await expect(
       checker.check('await tools.bravo_secret_export({ vault: "v", pin: 2 });', TENANT_B),
