@@ -1,18 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createNativeChecker } from '../../src/compile/index.js';
-import type { TypeChecker } from '../../src/compile/index.js';
-import { READ_SDK, WRITE_SDK, childProcesses } from './helpers.js';
+import { checkersClosedAfterEach, childProcesses, READ_SDK, WRITE_SDK } from './helpers.js';
 
-const created: TypeChecker[] = [];
-function newChecker(options?: Parameters<typeof createNativeChecker>[0]): TypeChecker {
-  const checker = createNativeChecker(options);
-  created.push(checker);
-  return checker;
-}
-
-afterEach(async () => {
-  for (const checker of created.splice(0)) await checker.close();
-});
+const newChecker = checkersClosedAfterEach();
 
 /** A type-level bomb: the compiler builds ever larger tuple types (~50 MB/s, past 350 MB if let run). */
 const BOMB = [

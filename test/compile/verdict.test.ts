@@ -1,7 +1,7 @@
 import type * as Oxc from 'oxc-transform';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { TypeChecker } from '../../src/compile/index.js';
-import { READ_SDK } from './helpers.js';
+import { READ_SDK, checkersClosedAfterEach } from './helpers.js';
 
 /** Counts calls of oxc's transform: with a verdict passed in, the checker must never call it. */
 const oxc = vi.hoisted(() => ({ calls: 0 }));
@@ -16,17 +16,14 @@ vi.mock('oxc-transform', async (importOriginal) => {
   };
 });
 
-const { createNativeChecker, transpileProgram } = await import('../../src/compile/index.js');
+const { transpileProgram } = await import('../../src/compile/index.js');
 
+const newChecker = checkersClosedAfterEach();
 let checker: TypeChecker;
 
-beforeAll(async () => {
-  checker = createNativeChecker();
+beforeEach(async () => {
+  checker = newChecker();
   await checker.warmup(READ_SDK);
-});
-
-afterAll(async () => {
-  await checker.close();
 });
 
 const BAD_PROPERTY = 'return (await tools.read_file({ path: "a" })).nope;';
