@@ -12,7 +12,7 @@ export interface Ticket {
 }
 
 /** What crossing the limit means: the blamed check's error, and the failure every other check sees. */
-export interface MemoryVerdict {
+interface MemoryVerdict {
   blamed: Ticket | undefined;
   error: IsocodeError;
   failure: IsocodeError;

@@ -12,7 +12,7 @@ export const ESCAPE_MESSAGE =
   "The program must be the body of one function: a '}' closes the enclosing function early (unbalanced braces).";
 
 /** The message of the diagnostic for a program that imports a module or references a file. */
-export const MODULE_MESSAGE =
+const MODULE_MESSAGE =
   'Programs cannot import modules or reference files: `import(...)` (also in types), `import`/`export` declarations, `import x = require(...)`, `declare module "..."` and `/// <reference ...>` are refused. Call tools through the global `tools` object.';
 
 export function escapeDiagnostic(): Diagnostic {
