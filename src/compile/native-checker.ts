@@ -31,8 +31,9 @@ export interface NativeCheckerOptions {
    */
   slotsPerSdk?: number;
   /**
-   * A compiler request not answered within this time fails the check with `INTERNAL_ERROR` and restarts
-   * the compiler process.
+   * A compiler request not answered within this time fails the check with `LIMIT_EXCEEDED` (`details:
+   * { kind: 'typecheck', limit: 'timeoutMs' }`) and kills the compiler process (other checks in flight on
+   * it are retried on a new one).
    * @default 15000
    */
   timeoutMs?: number;

@@ -316,7 +316,8 @@ export class NativeSession {
 
   /**
    * Settles with `work`, or rejects when the session fails first or `deadline` passes (a hung compiler is
-   * killed, which fails every pending request of this session; `ticket`'s check is blamed for it).
+   * killed, which fails every pending request of this session; `ticket`'s check is blamed for it and fails
+   * with `LIMIT_EXCEEDED`, the others are retried).
    */
   private guard<T>(work: Promise<T>, deadline: number, ticket?: Ticket): Promise<T> {
     work.catch(noop);
@@ -324,11 +325,17 @@ export class NativeSession {
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(
         () => {
-          const error = new IsocodeError(
+          const { timeoutMs } = this.settings;
+          const failure = new IsocodeError(
             'INTERNAL_ERROR',
-            `the TypeScript compiler did not answer within ${this.settings.timeoutMs} ms; it is restarted on the next check`,
+            `the TypeScript compiler did not answer within ${timeoutMs} ms; it is restarted on the next check`,
           );
-          this.fail(error, ticket && { ticket, error });
+          const error = new IsocodeError(
+            'LIMIT_EXCEEDED',
+            `the type check did not finish within the type-checker's time limit (timeoutMs = ${timeoutMs} ms) and was stopped; simplify the program's types`,
+            { details: { kind: 'typecheck', limit: 'timeoutMs', limitMs: timeoutMs } },
+          );
+          this.fail(failure, ticket && { ticket, error });
         },
         Math.max(0, deadline - Date.now()),
       );

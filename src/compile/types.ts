@@ -67,7 +67,7 @@ export interface TypeChecker {
    * Type-checks `program` (the body of an async function) against `sdk`. Resolves with the diagnostics
    * (empty when the program is well typed); rejects with an `IsocodeError` (`ABORTED`, `INTERNAL_ERROR`,
    * `SHUTTING_DOWN`, `INVALID_ARGS`, or `LIMIT_EXCEEDED` with `details.kind: 'typecheck'` when the check
-   * took the compiler over its memory limit) when no answer can be given.
+   * took the compiler over its memory limit or its deadline) when no answer can be given.
    */
   check(program: string, sdk: SdkSource, options?: CheckOptions): Promise<Diagnostic[]>;
   /** Starts the compiler process (and compiles `sdk` when given), so the first request does not pay for it. */

@@ -113,17 +113,24 @@ describe('native checker: process lifecycle', () => {
     expect(diags.map((d) => d.code)).toEqual([2339]);
   });
 
-  it('times out a hung compiler, kills it, and works again afterwards', async () => {
+  it('times out a hung check (LIMIT_EXCEEDED), kills the compiler, retries the later check, works again', async () => {
     const checker = newChecker({ timeoutMs: 400 });
     await checker.warmup(READ_SDK);
+    await checker.warmup(WRITE_SDK);
     const pid = onlyCompiler();
     await stopProcess(pid);
-    await expect(checker.check(GOOD, READ_SDK)).rejects.toMatchObject({
-      code: 'INTERNAL_ERROR',
-      message: expect.stringContaining('did not answer') as unknown,
+    const hung = checker.check(GOOD, READ_SDK);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const later = checker.check('await tools.write_file({ path: "a", content: "b" });', WRITE_SDK);
+    await expect(hung).rejects.toMatchObject({
+      code: 'LIMIT_EXCEEDED',
+      message: expect.stringContaining('timeoutMs = 400 ms') as unknown,
+      details: { kind: 'typecheck', limit: 'timeoutMs', limitMs: 400 },
     });
-    await waitFor(() => !childProcesses().includes(pid));
+    await expect(later).resolves.toEqual([]);
+    expect(childProcesses()).not.toContain(pid);
     await expect(checker.check(GOOD, READ_SDK)).resolves.toEqual([]);
+    expect(checker.stats().restarts).toBe(1);
   });
 
   it('rejects an aborted in-flight check quickly and keeps working', async () => {
