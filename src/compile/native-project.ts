@@ -79,13 +79,20 @@ export class SdkProject {
     lost: AbortSignal,
     signal?: AbortSignal,
   ): Promise<T> {
-    const waiting = new AbortController();
-    const onAbort = (): void => waiting.abort(abortError());
-    if (signal?.aborted) onAbort();
-    else signal?.addEventListener('abort', onAbort, { once: true });
-    const queued = this.queue.add(
+    const queued = new AbortController();
+    const onAbort = (): void => queued.abort(abortError());
+    const onLost = (): void => queued.abort(lost.reason);
+    const stopListening = (): void => {
+      signal?.removeEventListener('abort', onAbort);
+      lost.removeEventListener('abort', onLost);
+    };
+    if (lost.aborted) onLost();
+    else if (signal?.aborted) onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    lost.addEventListener('abort', onLost, { once: true });
+    const done = this.queue.add(
       async () => {
-        signal?.removeEventListener('abort', onAbort);
+        stopListening();
         const slot = this.free.pop();
         if (slot === undefined) throw new IsocodeError('INTERNAL_ERROR', 'no free check slot');
         try {
@@ -94,8 +101,8 @@ export class SdkProject {
           this.free.push(slot);
         }
       },
-      { signal: AbortSignal.any([waiting.signal, lost]) },
+      { signal: queued.signal },
     );
-    return queued.finally(() => signal?.removeEventListener('abort', onAbort));
+    return done.finally(stopListening);
   }
 }
