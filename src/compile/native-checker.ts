@@ -7,7 +7,7 @@ import { IsocodeError } from '../errors.js';
 import { abortError } from './native-project.js';
 import { NativeSession, SessionLost } from './native-session.js';
 import type { SessionSettings } from './native-session.js';
-import { ESCAPE_MESSAGE, moduleReference } from './refusals.js';
+import { ESCAPE_MESSAGE, programRefusal } from './refusals.js';
 import type { transpileProgram as TranspileProgram } from './transpile.js';
 import type {
   CheckOptions,
@@ -95,8 +95,9 @@ class NativeChecker implements TypeChecker {
     validateVerdict(options.transpiled);
     const { signal } = options;
     if (signal?.aborted) throw abortError();
-    // A program never makes the compiler resolve a module or file: other tenants' SDKs live in it too.
-    const reference = moduleReference(program);
+    // A program never makes the compiler resolve a module or file (other tenants' SDKs live in it too), and
+    // never nests deep enough to keep it busy for seconds.
+    const reference = programRefusal(program);
     if (reference) {
       this.checks++;
       return [reference];

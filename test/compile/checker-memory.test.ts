@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { createNativeChecker } from '../../src/compile/index.js';
-import { checkersClosedAfterEach, childProcesses, READ_SDK, WRITE_SDK } from './helpers.js';
+import {
+  checkersClosedAfterEach,
+  childProcesses,
+  READ_SDK,
+  waitFor,
+  WRITE_SDK,
+} from './helpers.js';
 
 const newChecker = checkersClosedAfterEach();
 
@@ -32,7 +38,7 @@ describe('native checker: memory cap', () => {
     });
     const rss = (error as { details: { rssBytes: number } }).details.rssBytes;
     expect(rss).toBeGreaterThan(CAP);
-    expect(childProcesses()).not.toContain(pid);
+    await waitFor(() => !childProcesses().includes(pid ?? 0));
     await expect(checker.check(WRITE, WRITE_SDK)).resolves.toEqual([]);
     const stats = checker.stats();
     expect(stats.restarts).toBe(1);

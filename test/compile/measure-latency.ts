@@ -9,7 +9,7 @@
 
 import { createNativeChecker } from '../../src/compile/index.js';
 import type { CheckOptions, SdkSource } from '../../src/compile/index.js';
-import { moduleReference } from '../../src/compile/refusals.js';
+import { programRefusal } from '../../src/compile/refusals.js';
 
 const TOOLS = Number(process.env.TOOLS ?? 50);
 const ROUNDS = Number(process.env.ROUNDS ?? 200);
@@ -44,9 +44,9 @@ function scanCost(): void {
     ['small', small, 1000],
     [`${Math.round(large.length / 1000)} kB`, large, 5],
   ] as const) {
-    if (moduleReference(text) !== undefined) throw new Error('unexpected refusal');
+    if (programRefusal(text) !== undefined) throw new Error('unexpected refusal');
     console.log(
-      `refusal scan, ${name} program: median ${microseconds(() => moduleReference(text), batch).toFixed(1)} µs`,
+      `refusal scan, ${name} program: median ${microseconds(() => programRefusal(text), batch).toFixed(1)} µs`,
     );
   }
 }
