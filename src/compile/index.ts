@@ -7,12 +7,16 @@ export type {
   CheckOptions,
   CheckerStats,
   Diagnostic,
+  MapPosition,
+  PositionMap,
   ProgramPosition,
   SdkSource,
   TranspileResult,
+  TranspileVerdict,
   TypeChecker,
 } from './types.js';
 export { createNativeChecker } from './native-checker.js';
 export type { NativeCheckerOptions } from './native-checker.js';
 export { transpileProgram } from './transpile.js';
+export { positionMapper } from './position-map.js';
 export { formatDiagnostics } from './format.js';

@@ -4,11 +4,19 @@
  */
 
 import { IsocodeError } from '../errors.js';
-import { NativeSession } from './native-session.js';
+import { abortError } from './native-project.js';
+import { NativeSession, SessionLost } from './native-session.js';
 import type { SessionSettings } from './native-session.js';
-import { abortError } from './slot-pool.js';
-import { ESCAPE_MESSAGE, transpileProgram } from './transpile.js';
-import type { CheckOptions, CheckerStats, Diagnostic, SdkSource, TypeChecker } from './types.js';
+import { ESCAPE_MESSAGE, programRefusal } from './refusals.js';
+import type { transpileProgram as TranspileProgram } from './transpile.js';
+import type {
+  CheckOptions,
+  CheckerStats,
+  Diagnostic,
+  SdkSource,
+  TranspileVerdict,
+  TypeChecker,
+} from './types.js';
 
 /** Options of {@link createNativeChecker}. */
 export interface NativeCheckerOptions {
@@ -23,8 +31,9 @@ export interface NativeCheckerOptions {
    */
   slotsPerSdk?: number;
   /**
-   * A compiler request not answered within this time fails the check with `INTERNAL_ERROR` and restarts
-   * the compiler process.
+   * A compiler request not answered within this time fails the check with `LIMIT_EXCEEDED` (`details:
+   * { kind: 'typecheck', limit: 'timeoutMs' }`) and kills the compiler process (other checks in flight on
+   * it are retried on a new one).
    * @default 15000
    */
   timeoutMs?: number;
@@ -38,6 +47,13 @@ export interface NativeCheckerOptions {
    * @default 20
    */
   maxDiagnostics?: number;
+  /**
+   * Resident memory (bytes) the compiler process may use. Polled every 100 ms while a check is in it
+   * (Linux `/proc`; not enforced where it cannot be read); when crossed, the process is killed, the check
+   * that was running the longest fails with `LIMIT_EXCEEDED` and the other checks are retried once.
+   * @default 536870912 (512 MiB)
+   */
+  maxRssBytes?: number;
 }
 
 function positiveInt(value: number | undefined, fallback: number, name: string): number {
@@ -58,6 +74,7 @@ export function createNativeChecker(options: NativeCheckerOptions = {}): TypeChe
     timeoutMs: positiveInt(options.timeoutMs, 15_000, 'timeoutMs'),
     maxDiagnostics: positiveInt(options.maxDiagnostics, 20, 'maxDiagnostics'),
     includeWarnings: options.includeWarnings ?? false,
+    maxRssBytes: positiveInt(options.maxRssBytes, 512 * 1024 * 1024, 'maxRssBytes'),
   };
   return new NativeChecker(settings);
 }
@@ -69,17 +86,26 @@ class NativeChecker implements TypeChecker {
   private closed = false;
   private closing: Promise<void> | undefined;
   private checks = 0;
+  private restarts = 0;
 
   constructor(private readonly settings: SessionSettings) {}
 
   async check(program: string, sdk: SdkSource, options: CheckOptions = {}): Promise<Diagnostic[]> {
     validate(program, sdk);
+    validateVerdict(options.transpiled);
     const { signal } = options;
     if (signal?.aborted) throw abortError();
+    // A program never makes the compiler resolve a module or file (other tenants' SDKs live in it too), and
+    // never nests deep enough to keep it busy for seconds.
+    const reference = programRefusal(program);
+    if (reference) {
+      this.checks++;
+      return [reference];
+    }
     // The transpiler's verdict keeps check and run consistent: a program that closes its wrapper early (and
     // could then declare globals) is rejected without type-checking, and one the transpiler cannot parse
     // never passes the check. The compiler's own syntax messages (with TS codes) come first otherwise.
-    const transpiled = transpileProgram(program);
+    const transpiled = options.transpiled ?? (await transpileHere(program));
     const escaped = transpiled.ok
       ? []
       : transpiled.diagnostics.filter((d) => d.message === ESCAPE_MESSAGE);
@@ -121,16 +147,26 @@ class NativeChecker implements TypeChecker {
       checks: this.checks,
       processes: this.live.size,
       cachedSdks: this.session?.usable ? this.session.sdkCount : 0,
+      restarts: this.restarts,
+      rssBytes: this.session?.rssBytes ?? 0,
     };
   }
 
+  /** Checks on the current session; a check that lost its process through no fault of its own is retried once. */
   private async run(
     program: string,
     sdk: SdkSource,
     signal: AbortSignal | undefined,
   ): Promise<Diagnostic[]> {
-    const session = await this.currentSession();
-    return session.check(program, sdk, signal);
+    for (let attempt = 0; ; attempt++) {
+      const session = await this.currentSession();
+      try {
+        return await session.check(program, sdk, signal);
+      } catch (error) {
+        if (!(error instanceof SessionLost)) throw error;
+        if (attempt > 0 || signal?.aborted) throw error.failure;
+      }
+    }
   }
 
   /** The running session, or a new one when there is none or the last one failed. */
@@ -140,7 +176,10 @@ class NativeChecker implements TypeChecker {
     if (this.session?.usable) return Promise.resolve(this.session);
     if (this.starting) return this.starting;
     const previous = this.session;
-    if (previous) void previous.close();
+    if (previous) {
+      this.restarts++;
+      void previous.close();
+    }
     const session = new NativeSession(this.settings, () => this.live.delete(session));
     this.live.add(session);
     this.starting = session.start().then(
@@ -159,6 +198,18 @@ class NativeChecker implements TypeChecker {
   }
 }
 
+/**
+ * The verdict of the in-process transpiler, for callers that did not pass one (library use). Loaded on
+ * first use: a host that always passes the verdict never loads oxc.
+ */
+async function transpileHere(program: string): Promise<TranspileVerdict> {
+  transpiler ??= import('./transpile.js');
+  const { transpileProgram } = await transpiler;
+  return transpileProgram(program);
+}
+
+let transpiler: Promise<{ transpileProgram: typeof TranspileProgram }> | undefined;
+
 function validate(program: unknown, sdk: unknown): void {
   if (typeof program !== 'string')
     throw new IsocodeError('INVALID_ARGS', 'program must be a string');
@@ -171,6 +222,21 @@ function validate(program: unknown, sdk: unknown): void {
     s.hash === ''
   ) {
     throw new IsocodeError('INVALID_ARGS', 'sdk must be { text: string, hash: non-empty string }');
+  }
+}
+
+function validateVerdict(verdict: TranspileVerdict | undefined): void {
+  if (verdict === undefined) return;
+  const v = verdict as Partial<Record<'ok' | 'diagnostics', unknown>> | null;
+  const valid =
+    typeof v === 'object' &&
+    v !== null &&
+    (v.ok === true || (v.ok === false && Array.isArray(v.diagnostics)));
+  if (!valid) {
+    throw new IsocodeError(
+      'INVALID_ARGS',
+      'transpiled must be { ok: true } or { ok: false, diagnostics: Diagnostic[] }',
+    );
   }
 }
 

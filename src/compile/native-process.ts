@@ -4,6 +4,7 @@
  */
 
 import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import type { API } from 'typescript-native/unstable/async';
 
@@ -92,4 +93,19 @@ export function withTimeout<T>(work: Promise<T>, ms: number): Promise<T | undefi
       },
     );
   });
+}
+
+/**
+ * The resident set size of process `pid` in bytes, from Linux's `/proc/<pid>/status` (`VmRSS`, in kB);
+ * `undefined` where there is no such file (another OS, or the process is gone).
+ */
+export function residentBytes(pid: number): number | undefined {
+  let status: string;
+  try {
+    status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
+  return kb === undefined ? undefined : Number(kb) * 1024;
 }

@@ -9,9 +9,17 @@ import { API } from 'typescript-native/unstable/async';
 import type { Diagnostic as NativeDiagnostic, Snapshot } from 'typescript-native/unstable/async';
 import { IsocodeError, isIsocodeError } from '../errors.js';
 import { DiagnosticMapper, internalDiagnostic, wrapForCheck } from './native-diagnostics.js';
-import { compilerProcess, spawnCompiler, waitForExit, withTimeout } from './native-process.js';
-import { VFS_ROOT, VirtualFiles } from './native-vfs.js';
-import { SlotPool } from './slot-pool.js';
+import {
+  compilerProcess,
+  residentBytes,
+  spawnCompiler,
+  waitForExit,
+  withTimeout,
+} from './native-process.js';
+import { MemoryWatch } from './native-memory.js';
+import type { Ticket } from './native-memory.js';
+import { SdkProject } from './native-project.js';
+import { VFS_ROOT, VirtualFiles, hideProjectPaths } from './native-vfs.js';
 import type { Diagnostic, SdkSource } from './types.js';
 
 /** The settings a session runs with (resolved {@link NativeCheckerOptions}). */
@@ -21,50 +29,22 @@ export interface SessionSettings {
   timeoutMs: number;
   includeWarnings: boolean;
   maxDiagnostics: number;
+  maxRssBytes: number;
 }
 
 /**
- * Compiler options of every project. `moduleDetection: "force"` makes the checked file a module (top-level
- * names stay local, no merging into the SDK's globals). The SDK file is type-checked once when its project
- * opens (`skipLibCheck: false`); TypeScript's own lib files are not (`skipDefaultLibCheck`).
+ * A check that lost its compiler process through no fault of its own (a crash, or another check's
+ * timeout or memory): the checker retries it once on a new process. Never leaves the checker.
  */
-const COMPILER_OPTIONS = {
-  target: 'es2022',
-  lib: ['es2022'],
-  module: 'es2022',
-  moduleResolution: 'bundler',
-  moduleDetection: 'force',
-  strict: true,
-  noEmit: true,
-  skipLibCheck: false,
-  skipDefaultLibCheck: true,
-  types: [],
-} as const;
-
-/** One SDK: a shared `sdk.d.ts` and one project (tsconfig + main.ts) per slot. */
-interface SdkProject {
-  readonly hash: string;
-  readonly text: string;
-  readonly dir: string;
-  readonly sdkFile: string;
-  readonly slots: SlotPool;
-  /** Resolves once every slot project is open, with the SDK's own (internal) diagnostics. */
-  readonly ready: Promise<Diagnostic[]>;
-  users: number;
-  retired: boolean;
+export class SessionLost extends Error {
+  constructor(readonly failure: IsocodeError) {
+    super(failure.message);
+  }
 }
 
 const noop = (): void => {};
 /** How long close() waits for a graceful exit before killing the compiler. */
 const GRACE_MS = 250;
-
-function configPath(project: SdkProject, slot: number): string {
-  return `${project.dir}/s${slot}/tsconfig.json`;
-}
-
-function mainPath(project: SdkProject, slot: number): string {
-  return `${project.dir}/s${slot}/main.ts`;
-}
 
 /** A compiler process and the SDK projects open in it. */
 export class NativeSession {
@@ -72,9 +52,13 @@ export class NativeSession {
   private readonly api: API;
   private readonly projects = new Map<string, SdkProject>();
   private readonly failureListeners = new Set<(error: IsocodeError) => void>();
+  /** Aborted (with the failure) when the session fails: queued checks reject at once. */
+  private readonly lost = new AbortController();
+  private readonly memory: MemoryWatch;
   private child: ChildProcess | undefined;
   private failure: IsocodeError | undefined;
-  private nextId = 0;
+  /** The check blamed for the failure (a timeout or the memory limit) and the error it gets. */
+  private blamed: { ticket: Ticket; error: IsocodeError } | undefined;
   private exited = false;
   private closing: Promise<void> | undefined;
   private readonly releases = new Set<Promise<void>>();
@@ -85,6 +69,11 @@ export class NativeSession {
     private readonly onExit: () => void,
   ) {
     this.api = new API({ fs: this.vfs.toFileSystem(), cwd: VFS_ROOT });
+    this.memory = new MemoryWatch(
+      settings.maxRssBytes,
+      () => this.rssBytes,
+      ({ blamed, error, failure }) => this.fail(failure, blamed && { ticket: blamed, error }),
+    );
   }
 
   /** False once the process died, hung or was closed: the owner starts a new session. */
@@ -97,6 +86,12 @@ export class NativeSession {
     return this.projects.size;
   }
 
+  /** The compiler process's resident memory in bytes (0 when not running or unreadable). */
+  get rssBytes(): number {
+    const pid = this.exited ? undefined : this.child?.pid;
+    return pid === undefined ? 0 : (residentBytes(pid) ?? 0);
+  }
+
   /** Spawns the compiler process and waits until it answers. */
   async start(): Promise<void> {
     const deadline = Date.now() + this.settings.timeoutMs;
@@ -107,19 +102,24 @@ export class NativeSession {
     this.dispose(snapshot);
   }
 
-  /** Type-checks `program` against `sdk` in a free slot of the SDK's projects. */
+  /**
+   * Type-checks `program` against `sdk` in a free slot of the SDK's projects. Rejects with
+   * {@link SessionLost} when the process was lost because of something else than this check.
+   */
   async check(program: string, sdk: SdkSource, signal?: AbortSignal): Promise<Diagnostic[]> {
-    if (this.failure) throw this.failure;
+    const ticket: Ticket = { since: 0 };
+    if (this.failure) throw this.blame(ticket, this.failure);
     const project = this.project(sdk);
     project.users++;
     try {
       const internal = await this.guard(project.ready, Date.now() + this.settings.timeoutMs);
-      const slot = await project.slots.acquire(signal);
-      try {
-        return await this.checkInSlot(project, slot, program, internal);
-      } finally {
-        project.slots.release(slot);
-      }
+      return await project.inSlot(
+        (slot) => this.checkInSlot(project, slot, program, internal, ticket),
+        this.lost.signal,
+        signal,
+      );
+    } catch (error) {
+      throw this.blame(ticket, error);
     } finally {
       project.users--;
       if (project.retired && project.users === 0) this.closeProject(project);
@@ -141,7 +141,7 @@ export class NativeSession {
   }
 
   private async shutdown(): Promise<void> {
-    this.fail(new IsocodeError('SHUTTING_DOWN', 'the type checker was closed'), false);
+    this.fail(new IsocodeError('SHUTTING_DOWN', 'the type checker was closed'), undefined, false);
     this.attachChild();
     await withTimeout(Promise.all([...this.releases]), GRACE_MS);
     // Closing stdin makes an idle compiler exit. One blocked on a file-system callback that will never be
@@ -155,51 +155,72 @@ export class NativeSession {
     if (!child) this.markExited();
   }
 
+  /**
+   * What a failed check rejects with: its own error, unless the session failed: then the blamed check's
+   * error, `SHUTTING_DOWN` on close, and {@link SessionLost} (retry elsewhere) for everyone else.
+   */
+  private blame(ticket: Ticket, error: unknown): unknown {
+    const failure = this.failure;
+    if (failure === undefined || failure.code === 'SHUTTING_DOWN') return error;
+    if (isIsocodeError(error) && error.code === 'ABORTED') return error;
+    if (this.blamed?.ticket === ticket) return this.blamed.error;
+    return new SessionLost(failure);
+  }
+
   private async checkInSlot(
     project: SdkProject,
     slot: number,
     program: string,
     internal: Diagnostic[],
+    ticket: Ticket,
   ): Promise<Diagnostic[]> {
     const deadline = Date.now() + this.settings.timeoutMs;
-    const file = mainPath(project, slot);
+    const file = project.mainFile(slot);
     this.vfs.set(file, wrapForCheck(program));
-    // Naming the changed file is what makes the compiler re-read it (else the previous program's results).
-    const snapshot = await this.guard(
-      this.api.updateSnapshot({ fileChanges: { changed: [file] } }),
-      deadline,
-    );
+    this.memory.enter(ticket);
     try {
-      const compiled = snapshot.getProject(configPath(project, slot));
-      if (!compiled)
-        throw new IsocodeError(
-          'INTERNAL_ERROR',
-          'the type-check project is missing from the compiler',
-        );
-      // Semantic diagnostics omit syntax errors: ask for both; report syntax errors alone when there are any (as tsc).
-      const [syntactic, semantic] = await this.guard(
-        Promise.all([
-          compiled.program.getSyntacticDiagnostics(file),
-          compiled.program.getSemanticDiagnostics(file),
-        ]),
+      // Naming the changed file is what makes the compiler re-read it (else the previous program's results).
+      const snapshot = await this.guard(
+        this.api.updateSnapshot({ fileChanges: { changed: [file] } }),
         deadline,
+        ticket,
       );
-      const mapper = new DiagnosticMapper(program, file);
-      const convert = (d: NativeDiagnostic, kind: Diagnostic['kind']): Diagnostic =>
-        d.fileName === file
-          ? mapper.map(d, kind)
-          : internalDiagnostic(d, project.sdkFile, project.text);
-      const found =
-        syntactic.length > 0
-          ? syntactic.map((d) => convert(d, 'syntax'))
-          : semantic.map((d) => convert(d, 'typecheck'));
-      return this.select([...internal, ...found]);
+      try {
+        const compiled = snapshot.getProject(project.configs[slot] ?? '');
+        if (!compiled)
+          throw new IsocodeError(
+            'INTERNAL_ERROR',
+            'the type-check project is missing from the compiler',
+          );
+        // Semantic diagnostics omit syntax errors: ask for both; report syntax errors alone when there are any (as tsc).
+        const [syntactic, semantic] = await this.guard(
+          Promise.all([
+            compiled.program.getSyntacticDiagnostics(file),
+            compiled.program.getSemanticDiagnostics(file),
+          ]),
+          deadline,
+          ticket,
+        );
+        const mapper = new DiagnosticMapper(program, file);
+        const convert = (d: NativeDiagnostic, kind: Diagnostic['kind']): Diagnostic =>
+          d.fileName === file
+            ? mapper.map(d, kind)
+            : internalDiagnostic(d, project.sdkFile, project.sdk.text);
+        const found =
+          syntactic.length > 0
+            ? syntactic.map((d) => convert(d, 'syntax'))
+            : semantic.map((d) => convert(d, 'typecheck'));
+        return this.select([...internal, ...found]);
+      } finally {
+        // Not awaited (saves a round trip); an undisposed snapshot leaks 0.25-0.75 MB in the compiler.
+        this.dispose(snapshot);
+      }
     } finally {
-      // Not awaited (saves a round trip); an undisposed snapshot leaks 0.25-0.75 MB in the compiler.
-      this.dispose(snapshot);
+      this.memory.leave(ticket);
     }
   }
 
+  /** Errors (and warnings if asked), by position, at most `maxDiagnostics`, no project path in any message. */
   private select(diagnostics: Diagnostic[]): Diagnostic[] {
     return diagnostics
       .filter(
@@ -207,13 +228,14 @@ export class NativeSession {
           d.category === 'error' || (this.settings.includeWarnings && d.category === 'warning'),
       )
       .sort((a, b) => a.line - b.line || a.column - b.column)
-      .slice(0, this.settings.maxDiagnostics);
+      .slice(0, this.settings.maxDiagnostics)
+      .map((d) => ({ ...d, message: hideProjectPaths(d.message) }));
   }
 
   /** The SDK's projects, opened on first use; most recently used last (LRU order). */
   private project(sdk: SdkSource): SdkProject {
     let project = this.projects.get(sdk.hash);
-    if (project && project.text !== sdk.text) {
+    if (project && project.sdk.text !== sdk.text) {
       // Same hash, different text: never check against a stale SDK.
       this.projects.delete(sdk.hash);
       project.retired = true;
@@ -224,8 +246,9 @@ export class NativeSession {
       this.projects.delete(sdk.hash);
     } else {
       project = this.openProject(sdk);
+      const opened = project;
       project.ready.catch(() => {
-        if (this.projects.get(sdk.hash) === project) this.projects.delete(sdk.hash);
+        if (this.projects.get(sdk.hash) === opened) this.projects.delete(sdk.hash);
       });
     }
     this.projects.set(sdk.hash, project);
@@ -233,24 +256,12 @@ export class NativeSession {
   }
 
   private openProject(sdk: SdkSource): SdkProject {
-    const dir = `${VFS_ROOT}/p${this.nextId++}`;
-    const sdkFile = `${dir}/sdk.d.ts`;
-    const slots = this.settings.slotsPerSdk;
-    this.vfs.set(sdkFile, sdk.text);
-    const configs: string[] = [];
-    for (let slot = 0; slot < slots; slot++) {
-      const config = `${dir}/s${slot}/tsconfig.json`;
-      this.vfs.set(
-        config,
-        JSON.stringify({ compilerOptions: COMPILER_OPTIONS, files: ['../sdk.d.ts', 'main.ts'] }),
-      );
-      this.vfs.set(`${dir}/s${slot}/main.ts`, wrapForCheck(''));
-      configs.push(config);
-    }
-    const ready = (async (): Promise<Diagnostic[]> => {
+    const project = new SdkProject(sdk, this.settings.slotsPerSdk, this.vfs);
+    const { configs, sdkFile } = project;
+    project.ready = (async (): Promise<Diagnostic[]> => {
       const deadline = Date.now() + this.settings.timeoutMs;
       const snapshot = await this.guard(
-        this.api.updateSnapshot({ openProjects: configs }),
+        this.api.updateSnapshot({ openProjects: [...configs] }),
         deadline,
       );
       try {
@@ -273,16 +284,7 @@ export class NativeSession {
         this.dispose(snapshot);
       }
     })();
-    return {
-      hash: sdk.hash,
-      text: sdk.text,
-      dir,
-      sdkFile,
-      slots: new SlotPool(slots),
-      ready,
-      users: 0,
-      retired: false,
-    };
+    return project;
   }
 
   /** Closes least recently used idle SDK projects beyond `maxSdks`. */
@@ -291,18 +293,15 @@ export class NativeSession {
     for (const project of this.projects.values()) {
       if (this.projects.size <= this.settings.maxSdks) return;
       if (project.users > 0) continue;
-      this.projects.delete(project.hash);
+      this.projects.delete(project.sdk.hash);
       this.closeProject(project);
     }
   }
 
   private closeProject(project: SdkProject): void {
     if (this.failure) return;
-    const configs = Array.from({ length: this.settings.slotsPerSdk }, (_, slot) =>
-      configPath(project, slot),
-    );
     const closed = project.ready
-      .then(() => this.api.updateSnapshot({ closeProjects: configs }))
+      .then(() => this.api.updateSnapshot({ closeProjects: [...project.configs] }))
       .then((snapshot) => this.dispose(snapshot))
       .finally(() => this.vfs.deleteDirectory(project.dir));
     closed.catch(noop);
@@ -317,20 +316,26 @@ export class NativeSession {
 
   /**
    * Settles with `work`, or rejects when the session fails first or `deadline` passes (a hung compiler is
-   * killed, which fails every pending request of this session).
+   * killed, which fails every pending request of this session; `ticket`'s check is blamed for it and fails
+   * with `LIMIT_EXCEEDED`, the others are retried).
    */
-  private guard<T>(work: Promise<T>, deadline: number): Promise<T> {
+  private guard<T>(work: Promise<T>, deadline: number, ticket?: Ticket): Promise<T> {
     work.catch(noop);
     if (this.failure) return Promise.reject(this.failure);
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(
         () => {
-          this.fail(
-            new IsocodeError(
-              'INTERNAL_ERROR',
-              `the TypeScript compiler did not answer within ${this.settings.timeoutMs} ms; it is restarted on the next check`,
-            ),
+          const { timeoutMs } = this.settings;
+          const failure = new IsocodeError(
+            'INTERNAL_ERROR',
+            `the TypeScript compiler did not answer within ${timeoutMs} ms; it is restarted on the next check`,
           );
+          const error = new IsocodeError(
+            'LIMIT_EXCEEDED',
+            `the type check did not finish within the type-checker's time limit (timeoutMs = ${timeoutMs} ms) and was stopped; simplify the program's types`,
+            { details: { kind: 'typecheck', limit: 'timeoutMs', limitMs: timeoutMs } },
+          );
+          this.fail(failure, ticket && { ticket, error });
         },
         Math.max(0, deadline - Date.now()),
       );
@@ -361,12 +366,21 @@ export class NativeSession {
     });
   }
 
-  /** Marks the session failed: every pending request rejects with `error`; the process is killed. */
-  private fail(error: IsocodeError, killProcess = true): void {
+  /**
+   * Marks the session failed (`blamed`: the check at fault, if one is): every pending request rejects
+   * with `error`, queued checks at once; the process is killed.
+   */
+  private fail(
+    error: IsocodeError,
+    blamed?: { ticket: Ticket; error: IsocodeError },
+    killProcess = true,
+  ): void {
     if (this.failure) return;
     this.failure = error;
+    this.blamed = blamed;
+    this.memory.stop();
     for (const listener of [...this.failureListeners]) listener(error);
-    for (const project of this.projects.values()) project.slots.rejectAll(error);
+    this.lost.abort(error);
     if (killProcess) {
       this.attachChild();
       this.child?.kill('SIGKILL');

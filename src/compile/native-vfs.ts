@@ -3,11 +3,27 @@
  * except TypeScript's own `lib.*.d.ts` files, which are read from the compiler package on disk.
  */
 
+import { randomBytes } from 'node:crypto';
 import type { FileSystem } from 'typescript-native/unstable/fs';
 
 /** Root directory of isocode's virtual files inside the compiler process. */
 export const VFS_ROOT = '/isocode';
 const LIB_FILE = /(^|[\\/])lib\.[\w.-]+\.d\.ts$/;
+/** A project directory (see {@link newProjectDir}) and the slot directory below it, as found in messages. */
+const PROJECT_PATH = /\/isocode\/[0-9a-f]{32}\/(?:s\d+\/)?/g;
+
+/**
+ * A new, unguessable project directory (128 random bits): a program of one SDK's project cannot name
+ * another project's files, even if it got past the checks that refuse module references.
+ */
+export function newProjectDir(): string {
+  return `${VFS_ROOT}/${randomBytes(16).toString('hex')}`;
+}
+
+/** `text` with every project directory removed from the file paths in it (`.../s0/main` → `main`). */
+export function hideProjectPaths(text: string): string {
+  return text.includes(VFS_ROOT) ? text.replace(PROJECT_PATH, '') : text;
+}
 
 /** A map of virtual files under {@link VFS_ROOT} exposed through the compiler's file-system callbacks. */
 export class VirtualFiles {
@@ -31,11 +47,14 @@ export class VirtualFiles {
   toFileSystem(): FileSystem {
     const inRoot = (p: string): boolean => p === VFS_ROOT || p.startsWith(`${VFS_ROOT}/`);
     const isLib = (p: string): boolean => LIB_FILE.test(p);
+    const isRoot = (p: string): boolean => p === VFS_ROOT || p === `${VFS_ROOT}/`;
     return {
       readFile: (p) => (inRoot(p) ? (this.files.get(p) ?? null) : isLib(p) ? undefined : null),
       fileExists: (p) => (inRoot(p) ? this.files.has(p) : isLib(p) ? undefined : false),
       directoryExists: (d) => (inRoot(d) ? this.hasDirectory(d) : undefined),
-      getAccessibleEntries: (d) => (inRoot(d) ? this.entries(d) : undefined),
+      // The root is never listed: no project learns its siblings' (unguessable) directories.
+      getAccessibleEntries: (d) =>
+        inRoot(d) ? (isRoot(d) ? { files: [], directories: [] } : this.entries(d)) : undefined,
       realpath: (p) => p,
     };
   }

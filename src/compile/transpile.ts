@@ -7,8 +7,9 @@ import { transformSync } from 'oxc-transform';
 import type { OxcError } from 'oxc-transform';
 import { IsocodeError } from '../errors.js';
 import { LineMap, utf8ToUtf16Offset } from './positions.js';
-import { decodeMappings, originalPosition } from './sourcemap.js';
-import type { Diagnostic, ProgramPosition, TranspileResult } from './types.js';
+import { positionMapper } from './position-map.js';
+import { escapeDiagnostic } from './refusals.js';
+import type { Diagnostic, PositionMap, TranspileResult } from './types.js';
 
 /** What the program is wrapped in before transforming: top-level `await` and `return` are legal inside. */
 const SOURCE_PREFIX = "(async function () {\n'use strict';\n";
@@ -60,23 +61,12 @@ export function transpileProgram(program: string): TranspileResult {
   }
   // Same first line and body as oxc's output, so the source map's generated positions stay valid.
   const js = `${head?.[0] ?? ''}${body}\n})`;
-  const map = result.map;
-  const programLines = new LineMap(program).lineCount;
-  let decoded: ReturnType<typeof decodeMappings> | undefined;
-  return {
-    ok: true,
-    js,
-    mapPosition(line: number, column: number): ProgramPosition | undefined {
-      if (map === undefined || !Number.isInteger(line) || !Number.isInteger(column))
-        return undefined;
-      decoded ??= decodeMappings(map.mappings);
-      const pos = originalPosition(decoded, line - 1, column - 1);
-      if (pos === undefined) return undefined;
-      const programLine = pos.line - PREFIX_LINES + 1;
-      if (programLine < 1 || programLine > programLines) return undefined;
-      return { line: programLine, column: pos.column + 1 };
-    },
+  const positions: PositionMap = {
+    mappings: result.map?.mappings ?? '',
+    prefixLines: PREFIX_LINES,
+    programLines: new LineMap(program).lineCount,
   };
+  return { ok: true, js, mapPosition: positionMapper(positions), positions };
 }
 
 /**
@@ -91,21 +81,6 @@ function isFunctionBody(body: string): boolean {
     // Code generation from strings disabled for this Node process: the check is unavailable, not failed.
     return error instanceof EvalError;
   }
-}
-
-/** The message of the diagnostic for a program that closes its enclosing function early. */
-export const ESCAPE_MESSAGE =
-  "The program must be the body of one function: a '}' closes the enclosing function early (unbalanced braces).";
-
-function escapeDiagnostic(): Diagnostic {
-  return {
-    kind: 'syntax',
-    code: 0,
-    category: 'error',
-    message: ESCAPE_MESSAGE,
-    line: 1,
-    column: 1,
-  };
 }
 
 function toDiagnostic(

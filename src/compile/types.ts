@@ -28,10 +28,23 @@ export interface SdkSource {
   readonly hash: string;
 }
 
+/**
+ * The transpiler's verdict on a program, small and serialisable (it crosses from a sandbox worker process
+ * to the host): `ok`, or the syntax diagnostics. A {@link TranspileResult} is one too.
+ */
+export type TranspileVerdict = { ok: true } | { ok: false; diagnostics: Diagnostic[] };
+
 /** Options of a single {@link TypeChecker.check} call. */
 export interface CheckOptions {
   /** Aborting rejects the check with an `IsocodeError` of code `ABORTED`. */
   signal?: AbortSignal;
+  /**
+   * The transpiler's verdict on this program (from `transpileProgram`, possibly run in another process).
+   * When given, the checker never runs the transpiler (oxc) itself; when absent, it transpiles the
+   * program in this process to get the verdict (convenient for library use, not crash-safe: oxc's parser
+   * can overflow the native stack on pathological input).
+   */
+  transpiled?: TranspileVerdict;
 }
 
 /** Counters of a {@link TypeChecker}. */
@@ -42,6 +55,10 @@ export interface CheckerStats {
   processes: number;
   /** SDKs currently compiled and cached. */
   cachedSdks: number;
+  /** Compiler processes started to replace one that crashed, hung or crossed the memory limit. */
+  restarts: number;
+  /** Resident memory of the running compiler process in bytes (0 when none is running or it cannot be read). */
+  rssBytes: number;
 }
 
 /** Type-checks run_code programs against an SDK. Implementations hide the compiler behind this interface. */
@@ -49,7 +66,8 @@ export interface TypeChecker {
   /**
    * Type-checks `program` (the body of an async function) against `sdk`. Resolves with the diagnostics
    * (empty when the program is well typed); rejects with an `IsocodeError` (`ABORTED`, `INTERNAL_ERROR`,
-   * `SHUTTING_DOWN`, `INVALID_ARGS`) when no answer can be given.
+   * `SHUTTING_DOWN`, `INVALID_ARGS`, or `LIMIT_EXCEEDED` with `details.kind: 'typecheck'` when the check
+   * took the compiler over its memory limit or its deadline) when no answer can be given.
    */
   check(program: string, sdk: SdkSource, options?: CheckOptions): Promise<Diagnostic[]>;
   /** Starts the compiler process (and compiles `sdk` when given), so the first request does not pay for it. */
@@ -65,6 +83,22 @@ export interface ProgramPosition {
   column: number;
 }
 
+/**
+ * The serialisable form of a transpiled program's position map (plain JSON: it can cross a process
+ * boundary); `positionMapper` turns it back into a `mapPosition` function without the transpiler.
+ */
+export interface PositionMap {
+  /** The source map's `mappings` (Base64 VLQ, v3) from the output `js` to the wrapped program. */
+  mappings: string;
+  /** Lines of the wrapper before the program's first line in the wrapped source. */
+  prefixLines: number;
+  /** Lines of the program (positions mapped past it are in the wrapper: `undefined`). */
+  programLines: number;
+}
+
+/** Maps a 1-based (line, column) in the transpiled `js` to the program's own position; `undefined` inside the wrapper. */
+export type MapPosition = (line: number, column: number) => ProgramPosition | undefined;
+
 /** The transpiler's output: a JS expression evaluating to an async function of no arguments, or syntax errors. */
 export type TranspileResult =
   | {
@@ -72,6 +106,8 @@ export type TranspileResult =
       /** `(async function() {\n'use strict'; ...\n})`: evaluate it, then call the function it yields. */
       js: string;
       /** Maps a 1-based (line, column) in `js` to the program's own position; `undefined` inside the wrapper. */
-      mapPosition(line: number, column: number): ProgramPosition | undefined;
+      mapPosition: MapPosition;
+      /** The same map in serialisable form (rebuild it with `positionMapper`). */
+      positions: PositionMap;
     }
   | { ok: false; diagnostics: Diagnostic[] };

@@ -1,18 +1,15 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createNativeChecker } from '../../src/compile/index.js';
-import type { TypeChecker } from '../../src/compile/index.js';
-import { READ_SDK, WRITE_SDK, childProcesses, stopProcess, waitFor } from './helpers.js';
+import {
+  checkersClosedAfterEach,
+  childProcesses,
+  READ_SDK,
+  stopProcess,
+  waitFor,
+  WRITE_SDK,
+} from './helpers.js';
 
-const created: TypeChecker[] = [];
-function newChecker(options?: Parameters<typeof createNativeChecker>[0]): TypeChecker {
-  const checker = createNativeChecker(options);
-  created.push(checker);
-  return checker;
-}
-
-afterEach(async () => {
-  for (const checker of created.splice(0)) await checker.close();
-});
+const newChecker = checkersClosedAfterEach();
 
 const GOOD = 'return (await tools.read_file({ path: "a" })).size;';
 
@@ -26,10 +23,17 @@ function onlyCompiler(): number {
 describe('native checker: process lifecycle', () => {
   it('starts the compiler on warmup and leaves no process behind after close', async () => {
     const checker = newChecker();
-    expect(checker.stats()).toEqual({ checks: 0, processes: 0, cachedSdks: 0 });
+    expect(checker.stats()).toEqual({
+      checks: 0,
+      processes: 0,
+      cachedSdks: 0,
+      restarts: 0,
+      rssBytes: 0,
+    });
     await checker.warmup(READ_SDK);
     expect(checker.stats().processes).toBe(1);
     expect(checker.stats().cachedSdks).toBe(1);
+    expect(checker.stats().rssBytes).toBeGreaterThan(1024 * 1024);
     onlyCompiler();
     await expect(checker.check(GOOD, READ_SDK)).resolves.toEqual([]);
     await checker.close();
@@ -55,40 +59,46 @@ describe('native checker: process lifecycle', () => {
     expect(childProcesses()).toEqual([]);
   });
 
-  it('fails the in-flight check of a crashed compiler with INTERNAL_ERROR and restarts on next use', async () => {
+  it('retries the in-flight checks of a crashed compiler once on a new process', async () => {
     const checker = newChecker();
     await checker.warmup(READ_SDK);
+    await checker.warmup(WRITE_SDK);
     const pid = onlyCompiler();
-    await stopProcess(pid); // the check below is certainly in flight when the process dies
-    const inFlight = checker.check(GOOD, READ_SDK);
+    await stopProcess(pid); // the checks below are certainly in flight when the process dies
+    const inFlight = [
+      checker.check(GOOD, READ_SDK),
+      checker.check('return (await tools.read_file({ path: "a" })).nope;', READ_SDK),
+      checker.check('await tools.write_file({ path: "a", content: "b" });', WRITE_SDK),
+      checker.check(GOOD, READ_SDK), // queued: both READ_SDK slots are busy
+    ];
     await new Promise((resolve) => setTimeout(resolve, 50));
     process.kill(pid, 'SIGKILL');
+    const results = await Promise.all(inFlight);
+    expect(results.map((diags) => diags.map((d) => d.code))).toEqual([[], [2339], [], []]);
+    expect(checker.stats()).toMatchObject({ processes: 1, restarts: 1 });
+    expect(onlyCompiler()).not.toBe(pid);
+  });
+
+  it('fails a check that loses its process twice with INTERNAL_ERROR (one retry only)', async () => {
+    const checker = newChecker();
+    await checker.warmup(READ_SDK);
+    const first = onlyCompiler();
+    await stopProcess(first);
+    const inFlight = checker.check(GOOD, READ_SDK);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    process.kill(first, 'SIGKILL');
+    // The retry goes to a new process: stop it before it answers, then kill it too.
+    await waitFor(() => childProcesses().some((pid) => pid !== first));
+    const second = childProcesses().find((pid) => pid !== first) ?? 0;
+    await stopProcess(second);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    process.kill(second, 'SIGKILL');
     await expect(inFlight).rejects.toMatchObject({
       code: 'INTERNAL_ERROR',
       message: expect.stringContaining('exited unexpectedly') as unknown,
     });
-    await waitFor(() => checker.stats().processes === 0);
     await expect(checker.check(GOOD, READ_SDK)).resolves.toEqual([]);
-    expect(checker.stats().processes).toBe(1);
-    expect(onlyCompiler()).not.toBe(pid);
-  });
-
-  it('survives requests written to a compiler that was just killed (no unhandled rejection)', async () => {
-    const checker = newChecker();
-    for (let i = 0; i < 3; i++) {
-      await expect(checker.check(GOOD, READ_SDK)).resolves.toEqual([]);
-      await waitFor(() => childProcesses().length === 1);
-      process.kill(onlyCompiler(), 'SIGKILL');
-      // Sent before the exit is noticed: the writes go to a dead pipe.
-      const outcomes = await Promise.allSettled(
-        Array.from({ length: 4 }, () => checker.check(GOOD, READ_SDK)),
-      );
-      for (const outcome of outcomes) {
-        if (outcome.status === 'rejected')
-          expect(outcome.reason).toMatchObject({ code: 'INTERNAL_ERROR' });
-      }
-      expect(outcomes.some((o) => o.status === 'rejected')).toBe(true);
-    }
+    expect(checker.stats().restarts).toBe(2);
   });
 
   it('restarts after the compiler died while idle', async () => {
@@ -103,17 +113,24 @@ describe('native checker: process lifecycle', () => {
     expect(diags.map((d) => d.code)).toEqual([2339]);
   });
 
-  it('times out a hung compiler, kills it, and works again afterwards', async () => {
+  it('times out a hung check (LIMIT_EXCEEDED), kills the compiler, retries the later check, works again', async () => {
     const checker = newChecker({ timeoutMs: 400 });
     await checker.warmup(READ_SDK);
+    await checker.warmup(WRITE_SDK);
     const pid = onlyCompiler();
     await stopProcess(pid);
-    await expect(checker.check(GOOD, READ_SDK)).rejects.toMatchObject({
-      code: 'INTERNAL_ERROR',
-      message: expect.stringContaining('did not answer') as unknown,
+    const hung = checker.check(GOOD, READ_SDK);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const later = checker.check('await tools.write_file({ path: "a", content: "b" });', WRITE_SDK);
+    await expect(hung).rejects.toMatchObject({
+      code: 'LIMIT_EXCEEDED',
+      message: expect.stringContaining('timeoutMs = 400 ms') as unknown,
+      details: { kind: 'typecheck', limit: 'timeoutMs', limitMs: 400 },
     });
-    await waitFor(() => !childProcesses().includes(pid));
+    await expect(later).resolves.toEqual([]);
+    expect(childProcesses()).not.toContain(pid);
     await expect(checker.check(GOOD, READ_SDK)).resolves.toEqual([]);
+    expect(checker.stats().restarts).toBe(1);
   });
 
   it('rejects an aborted in-flight check quickly and keeps working', async () => {

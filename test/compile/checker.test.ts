@@ -71,6 +71,29 @@ describe('native checker: programs', () => {
     expect(diags[0]?.message).toContain("Property 'write_file' does not exist on type 'Tools'");
   });
 
+  it('refuses bracket nesting deeper than 128 before compiling, at the offending bracket', async () => {
+    const nest = (n: number, open: string, close: string): string =>
+      `return ${open.repeat(n)}1${close.repeat(n)};`;
+    await expect(checker.check(nest(128, '[', ']'), READ_SDK)).resolves.toEqual([]);
+    for (const [open, close] of [
+      ['[', ']'],
+      ['(', ')'],
+      ['{ a: ', ' }'],
+      ['`${', '}`'],
+    ]) {
+      const diags = await checker.check(nest(2000, open ?? '', close ?? ''), READ_SDK);
+      expect(diags).toHaveLength(1);
+      expect(diags[0]).toMatchObject({ kind: 'syntax', code: 0, line: 1 });
+      expect(diags[0]?.message).toContain('nests brackets more than 128 deep');
+      const width = (open ?? '').length;
+      expect(diags[0]?.column).toBeGreaterThanOrEqual(8 + 128 * width);
+      expect(diags[0]?.column).toBeLessThanOrEqual(8 + 129 * width);
+    }
+    // Sequential brackets and brackets in strings and comments do not count.
+    const flat = `const s = "${'['.repeat(300)}"; // ${'('.repeat(300)}\nreturn [${'[1],'.repeat(300)}];`;
+    await expect(checker.check(flat, READ_SDK)).resolves.toEqual([]);
+  });
+
   it('accepts top-level await, any return value, and no return at all', async () => {
     for (const program of [
       'const n = await Promise.resolve(1);\nif (n > 0) return "text";\nreturn [n, { nested: true }];',

@@ -1,7 +1,9 @@
 /** Shared fixtures of the compile tests: hand-made SDK texts and a look at this process's children. */
 
 import { readdirSync, readFileSync } from 'node:fs';
-import type { SdkSource } from '../../src/compile/index.js';
+import { afterEach } from 'vitest';
+import { createNativeChecker } from '../../src/compile/index.js';
+import type { NativeCheckerOptions, SdkSource, TypeChecker } from '../../src/compile/index.js';
 
 const PRELUDE = `type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 declare class ToolCallError extends Error {
@@ -81,4 +83,17 @@ function processState(pid: number): string {
 export async function stopProcess(pid: number): Promise<void> {
   process.kill(pid, 'SIGSTOP');
   await waitFor(() => processState(pid) === 'T');
+}
+
+/** A `createNativeChecker` whose checkers are closed after each test of the calling file. */
+export function checkersClosedAfterEach(): (options?: NativeCheckerOptions) => TypeChecker {
+  const created: TypeChecker[] = [];
+  afterEach(async () => {
+    for (const checker of created.splice(0)) await checker.close();
+  });
+  return (options) => {
+    const checker = createNativeChecker(options);
+    created.push(checker);
+    return checker;
+  };
 }

@@ -1,6 +1,6 @@
 import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { transpileProgram } from '../../src/compile/index.js';
+import { positionMapper, transpileProgram } from '../../src/compile/index.js';
 import type { TranspileResult } from '../../src/compile/index.js';
 
 type Ok = Extract<TranspileResult, { ok: true }>;
@@ -164,6 +164,23 @@ describe('transpileProgram', () => {
         column: expectedColumn,
       });
     }
+  });
+
+  it('rebuilds the same position map from its serialised form (as another process would)', () => {
+    const program =
+      'interface R { id: number }\nconst r: R = { id: 1 };\n  m_1(r);\nreturn "é😀" + m_2(r.id);';
+    const result = ok(program);
+    const wire = JSON.parse(JSON.stringify(result.positions)) as typeof result.positions;
+    expect(wire).toEqual(result.positions);
+    const mapPosition = positionMapper(wire);
+    for (const marker of ['m_1(', 'm_2(', 'return']) {
+      const at = positionOf(result.js, marker);
+      expect(mapPosition(at.line, at.column)).toEqual(result.mapPosition(at.line, at.column));
+      expect(mapPosition(at.line, at.column)).toBeDefined();
+    }
+    expect(mapPosition(1, 1)).toBeUndefined();
+    expect(mapPosition(99, 1)).toBeUndefined();
+    expect(positionMapper({ mappings: '', prefixLines: 2, programLines: 1 })(3, 1)).toBeUndefined();
   });
 
   it('returns undefined for positions inside the wrapper or out of range', () => {
