@@ -252,10 +252,18 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
     const t = performance.now();
     let diagnostics: Diagnostic[];
     try {
-      diagnostics = await checker.check(code, sdk, { signal: ctx.signal });
+      // The program was transpiled in its sandbox process: the checker gets that verdict and never
+      // runs the transpiler in this process.
+      diagnostics = await checker.check(code, sdk, {
+        signal: ctx.signal,
+        transpiled: { ok: true },
+      });
     } catch (err) {
       if (ctx.signal.aborted)
         throw failure('aborted', 'the run was aborted during type-checking', { logs, calls });
+      // The program made the checker hit its time or memory limit: the program's fault.
+      if (isIsocodeError(err) && err.code === 'LIMIT_EXCEEDED')
+        throw failure('typecheck', err.message, { logs, calls });
       throw failure(
         'internal',
         `the type-checker failed: ${err instanceof Error ? err.message : String(err)}`,
@@ -304,7 +312,10 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
     }
     const active = checker ?? createNativeChecker();
     try {
-      return (await active.check(code, sdk, signal ? { signal } : {})).map(toDiagnostic);
+      const options = { transpiled: { ok: true } as const };
+      return (await active.check(code, sdk, signal ? { ...options, signal } : options)).map(
+        toDiagnostic,
+      );
     } finally {
       if (active !== checker) await active.close();
     }
