@@ -12,7 +12,7 @@ import { IsocodeError } from '../errors.js';
 export interface AdmissionOptions {
   /**
    * Programs running at once over all scopes (each holds one sandbox worker process).
-   * @default the sandbox's `maxWorkers` (8)
+   * @default the sandbox's `maxWorkers` (max(4, 2 × cores))
    */
   maxConcurrentRuns?: number | undefined;
   /**

@@ -58,7 +58,7 @@ export interface IsolateRunnerOptions {
    * @default "process"
    */
   sandbox?: 'process' | 'in-process' | undefined;
-  /** Sandbox worker processes (mode `process`). @default 8 workers of 256 MiB, 2 kept spare */
+  /** Sandbox worker processes (mode `process`). @default max(4, 2 × cores) workers of at most 256 MiB, 2 kept spare */
   workers?: WorkerPoolOptions | undefined;
   /** Isolate pool options (mode `in-process`). @default a warm pool of 2 isolates */
   pool?: SandboxPoolOptions | undefined;

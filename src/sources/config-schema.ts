@@ -31,6 +31,25 @@ export const limitsSchema = z.strictObject({
   maxResultBytes: int(1).optional(),
   maxCalls: int(0).optional(),
   maxCallsInFlight: int(1).optional(),
+  maxQueuedCalls: int(0).optional(),
+  maxQueuedBytes: int(0).optional(),
+});
+
+export const workersSchema = z.strictObject({
+  maxWorkers: int(1, 1024).optional(),
+  spareWorkers: int(0, 1024).optional(),
+  rssBudgetMb: int(64).optional(),
+  totalRssBudgetMb: int(64).optional(),
+  monitorIntervalMs: int(5).optional(),
+  maxRunsPerWorker: int(1).optional(),
+});
+
+export const admissionSchema = z.strictObject({
+  maxConcurrentRuns: int(1).optional(),
+  maxConcurrentRunsPerScope: int(1).optional(),
+  maxQueuedRunsPerScope: int(0).optional(),
+  maxQueuedRuns: int(0).optional(),
+  maxQueueWaitMs: int(1).optional(),
 });
 
 const pattern = z
@@ -72,6 +91,9 @@ export const topLevelSchema = z.strictObject({
   scopes: z.record(z.string(), scopeSchema).optional(),
   limits: limitsSchema.default({}),
   typecheck: z.enum(['error', 'warn', 'off']).default('error'),
+  sandbox: z.enum(['process', 'in-process']).default('process'),
+  workers: workersSchema.default({}),
+  admission: admissionSchema.default({}),
   maxParallelSubCalls: int(1, 1000).default(10),
   defaultTimeoutMs: int(1).default(60_000),
   audit: z.strictObject({ path: nonEmpty }).optional(),

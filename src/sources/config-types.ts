@@ -90,6 +90,29 @@ export interface LimitsConfig {
   maxCalls?: number | undefined;
   /** Most nested tool calls in flight at once per run. */
   maxCallsInFlight?: number | undefined;
+  /** Most nested tool calls of a run waiting for an in-flight slot. */
+  maxQueuedCalls?: number | undefined;
+  /** Most characters of JSON arguments of a run's waiting calls together. */
+  maxQueuedBytes?: number | undefined;
+}
+
+/** Sandbox worker processes; unset keys take the runtime's defaults (see `WorkerPoolOptions`). */
+export interface WorkersConfig {
+  maxWorkers?: number | undefined;
+  spareWorkers?: number | undefined;
+  rssBudgetMb?: number | undefined;
+  totalRssBudgetMb?: number | undefined;
+  monitorIntervalMs?: number | undefined;
+  maxRunsPerWorker?: number | undefined;
+}
+
+/** Admission control; unset keys take the runtime's defaults (see `AdmissionOptions`). */
+export interface AdmissionConfig {
+  maxConcurrentRuns?: number | undefined;
+  maxConcurrentRunsPerScope?: number | undefined;
+  maxQueuedRunsPerScope?: number | undefined;
+  maxQueuedRuns?: number | undefined;
+  maxQueueWaitMs?: number | undefined;
 }
 
 /** A scope: which tools a caller sees and how they are presented. */
@@ -159,6 +182,12 @@ export interface IsocodeConfig {
   limits: LimitsConfig;
   /** Type errors in programs: fail the run, report them as warnings, or skip checking. @default "error" */
   typecheck: TypecheckMode;
+  /** Where programs run: supervised sandbox worker processes, or (trusted programs only) this process. @default "process" */
+  sandbox: 'process' | 'in-process';
+  /** Sandbox worker processes. @default {} (the runtime's defaults) */
+  workers: WorkersConfig;
+  /** Runs at once and waiting, overall and per scope. @default {} (the runtime's defaults) */
+  admission: AdmissionConfig;
   /** Most nested calls of one program running in parallel. @default 10 */
   maxParallelSubCalls: number;
   /** Per-call time limit of tools that set none, in milliseconds. @default 60000 */

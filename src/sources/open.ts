@@ -59,6 +59,9 @@ function codeModeOptions(
   return {
     ...extra,
     typecheck: extra?.typecheck ?? config.typecheck,
+    sandbox: extra?.sandbox ?? config.sandbox,
+    workers: { ...definedLimits(config.workers), ...definedLimits(extra?.workers) },
+    admission: { ...definedLimits(config.admission), ...definedLimits(extra?.admission) },
     limits: { ...definedLimits(config.limits), ...definedLimits(extra?.limits) },
     scopeLimits: Object.fromEntries(
       [...scopes].map((id) => [

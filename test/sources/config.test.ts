@@ -49,11 +49,33 @@ describe('parseConfig', () => {
       },
       limits: {},
       typecheck: 'error',
+      sandbox: 'process',
+      workers: {},
+      admission: {},
       maxParallelSubCalls: 10,
       defaultTimeoutMs: 60000,
       audit: undefined,
       server: { host: '127.0.0.1', port: 8787, apiKeys: [], maxBodyBytes: 1048576 },
     });
+  });
+
+  it('reads the sandbox, workers and admission keys, and names a bad one by its path', () => {
+    const c = parseConfig(
+      {
+        sandbox: 'in-process',
+        workers: { maxWorkers: 2, rssBudgetMb: 128 },
+        admission: { maxConcurrentRunsPerScope: 1, maxQueueWaitMs: 500 },
+        limits: { maxQueuedCalls: 8, maxQueuedBytes: 4096 },
+      },
+      base,
+    );
+    expect(c.sandbox).toBe('in-process');
+    expect(c.workers).toEqual({ maxWorkers: 2, rssBudgetMb: 128 });
+    expect(c.admission).toEqual({ maxConcurrentRunsPerScope: 1, maxQueueWaitMs: 500 });
+    expect(c.limits).toEqual({ maxQueuedCalls: 8, maxQueuedBytes: 4096 });
+    expect(() => parseConfig({ workers: { rssBudgetMb: 8 } }, base)).toThrow(/workers\.rssBudgetMb/);
+    expect(() => parseConfig({ admission: { maxWorkers: 1 } }, base)).toThrow(/admission/);
+    expect(() => parseConfig({ sandbox: 'thread' }, base)).toThrow(/sandbox/);
   });
 
   it('parses the full example and resolves relative paths against the base directory', () => {

@@ -17,8 +17,9 @@ import { spawnWorker } from './spawn.js';
 /** Options of the sandbox worker processes. */
 export interface WorkerPoolOptions {
   /**
-   * Most worker processes alive at once, which is also the most runs at once.
-   * @default 8
+   * Most worker processes alive at once, which is also the most runs at once (each idle worker
+   * is ~60 MiB; a busy one up to `rssBudgetMb`).
+   * @default max(4, 2 × available cores)
    */
   maxWorkers?: number | undefined;
   /**
@@ -116,7 +117,10 @@ export class WorkerPool {
     options: WorkerPoolOptions,
     private readonly limits: SandboxLimits,
   ) {
-    this.maxWorkers = positive('maxWorkers', options.maxWorkers ?? 8);
+    this.maxWorkers = positive(
+      'maxWorkers',
+      options.maxWorkers ?? Math.max(4, 2 * availableParallelism()),
+    );
     this.spare = Math.min(
       this.maxWorkers,
       positive('spareWorkers', options.spareWorkers ?? Math.min(2, availableParallelism()), 0),
