@@ -138,20 +138,6 @@ return v;`,
   ),
 ];
 
-/**
- * Programs that take today's server down (the process exits: SIGSEGV, SIGABRT), by name; the last
- * resort OOM does not on every run, so its whole class is here. Their tests
- * live in `pending-crash.test.ts`, excluded from the default run until the sandbox leaves the host.
- */
-export const CRASHES_TODAY: ReadonlySet<string> = new Set([
-  'bracket-nest-40kb',
-  'paren-nest',
-  'array-fill-5e7',
-  'array-from-3e7',
-  'string-split-2e28',
-  'double-array-1e8',
-]);
-
 /** Probes for another scope's files in the checker's virtual file system. */
 export const CHECKER_PROBES: readonly string[] = [0, 1, 2, 3].flatMap((n) => [
   `type T = typeof import('/isocode/p${n}/sdk.d.ts');\nconst t: T = 1 as never;\nreturn 1;`,

@@ -17,8 +17,12 @@ export const RSS_BUDGET_BYTES = DEFAULT_RSS_BUDGET_MB * 1024 * 1024;
 const TICKS_PER_SECOND = 100;
 
 /** CPU the server tree used (seconds) over `windowMs` after the answer: a terminated run burns none. */
-async function cpuAfter(pid: number, windowMs = 1_000): Promise<number> {
+async function cpuAfter(pid: number, settleMs = 2_000, windowMs = 1_000): Promise<number> {
   const ticks = (): number => [pid, ...descendants(pid)].reduce((sum, p) => sum + cpuTicks(p), 0);
+  // A killed sandbox worker is replaced by a fresh process, whose start-up takes CPU: let it
+  // settle. A core still pinned after that (a builtin spinning in a process nobody stopped)
+  // shows ~1 CPU-second per second.
+  await new Promise((r) => setTimeout(r, settleMs));
   const before = ticks();
   await new Promise((r) => setTimeout(r, windowMs));
   return (ticks() - before) / TICKS_PER_SECOND;
@@ -97,7 +101,13 @@ export function hostileSuite(
         } else {
           const reply = await checkProgram(f.server.url, attacker.key, program.code, 90_000);
           const peak = rss.stop();
-          expect(reply, 'a check answer').toMatchObject({ status: 200 });
+          // 200 with diagnostics, or 422 LIMIT_EXCEEDED when the check hit the checker's limits.
+          const status = (reply as { status?: number }).status;
+          expect([200, 422], 'a check answer').toContain(status);
+          if (status === 422) {
+            expect((reply as { body: string }).body).toMatch(/LIMIT_EXCEEDED/);
+            return;
+          }
           const { ok } = JSON.parse((reply as { body: string }).body) as { ok: unknown };
           // A source that parses may type-check; every other answer is a diagnostic.
           expect(ok === false || program.kinds.includes('ok'), `check ok: ${String(ok)}`).toBe(

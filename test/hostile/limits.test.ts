@@ -1,10 +1,7 @@
 /**
- * PENDING (excluded from the default run by vitest.config.ts): hostile cases the server survives
- * today but answers wrongly — a checker bomb is a 500 after 15 s (not a typed typecheck/timeout
- * failure), a queued-argument flood fails with kind `internal`, `isocode mcp --http` evicts another
- * tenant's session when one tenant opens 100, and accepts `Host: 127.attacker.example`. Run with
- * `ISOCODE_HOSTILE_PENDING=1 npx vitest run test/hostile/pending-limits.test.ts`; move each case to
- * the default files once it passes.
+ * Hostile limits through the faces: checker bombs (a typed `typecheck` failure, or 422
+ * LIMIT_EXCEEDED from /v1/check), queued-argument floods, one tenant's MCP session flood, and
+ * DNS-rebinding names on the MCP face.
  */
 import { afterEach, describe, it } from 'vitest';
 import { startTenantFace, type TenantFace } from '../load/face.js';
@@ -16,7 +13,7 @@ import { hostileSuite } from './suite.js';
 hostileSuite('checker bombs', CHECKER_BOMBS, { via: 'run' });
 hostileSuite('checker bombs', CHECKER_BOMBS, { via: 'check' });
 
-describe('pending hostile scenarios', () => {
+describe('hostile limits', () => {
   let face: TenantFace | undefined;
   afterEach(async () => {
     await face?.close(5_000);
@@ -33,7 +30,7 @@ describe('pending hostile scenarios', () => {
     await mcpSessionFlood(face);
   }, 180_000);
 
-  it('DNS rebinding: the MCP face refuses non-loopback Host and Origin names, even with a key', async () => {
+  it('DNS rebinding: the MCP face refuses non-loopback Host and Origin names without a key; a key is judged alone', async () => {
     face = await startTenantFace({ face: 'mcp' });
     await mcpRefusesRebindingNames(face);
   }, 60_000);
