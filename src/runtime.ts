@@ -3,11 +3,12 @@
  * library, the CLI, the HTTP service and the MCP server are built on.
  */
 import type { Approver } from './executor/approval.js';
+import { Emitter } from './events/emitter.js';
 import {
   createAuditSink,
-  EventBus,
   type AuditOptions,
   type AuditSink,
+  type EventBus,
   type EventListener,
 } from './executor/events.js';
 import { Executor, type ExecutorOptions } from './executor/executor.js';
@@ -148,30 +149,15 @@ const CODE_ONLY_SECTION =
 export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
   const registry = new ToolRegistry();
   if (options.tools) registry.register(options.tools);
-  for (const [id, config] of Object.entries(options.scopes ?? {})) {
-    if (id !== DEFAULT_SCOPE) continue;
-    registry.defineScope(id, config);
-  }
-  // Parents may be declared after their children in the object: define in dependency order.
-  const pending = new Map(
-    Object.entries(options.scopes ?? {}).filter(([id]) => id !== DEFAULT_SCOPE),
-  );
-  while (pending.size > 0) {
-    const ready = [...pending].find(
-      ([, c]) => c.parent === undefined || registry.hasScope(c.parent) || !pending.has(c.parent),
-    );
-    const [id, config] = ready ?? [...pending][0]!;
-    registry.defineScope(id, config);
-    pending.delete(id);
-  }
+  registry.defineScopes(options.scopes ?? {});
 
-  const events = new EventBus();
+  const events: EventBus = new Emitter();
   let audit: AuditSink | undefined;
   if (options.audit) {
     audit = createAuditSink(options.audit);
-    events.subscribe(audit.listener);
+    events.on(audit.listener);
   }
-  if (options.onEvent) events.subscribe(options.onEvent);
+  if (options.onEvent) events.on(options.onEvent);
   const executor = new Executor(registry, events, options);
 
   const progress = new Set<(callId: string, event: RunProgressEvent) => void>();
@@ -279,7 +265,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     },
     defineScope: (id, config) => registry.defineScope(id, config),
     use: (hooks) => executor.use(hooks),
-    on: (listener) => events.subscribe(listener),
+    on: (listener) => events.on(listener),
     onProgress: (listener) => {
       progress.add(listener);
       return () => progress.delete(listener);
