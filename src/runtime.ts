@@ -160,7 +160,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   if (options.onEvent) events.on(options.onEvent);
   const executor = new Executor(registry, events, options);
 
-  const progress = new Set<(callId: string, event: RunProgressEvent) => void>();
+  const progress = new Emitter<[callId: string, event: RunProgressEvent]>();
   const sdks = new ScopeSdkCache(registry);
   const codeMode = options.codeMode === false ? undefined : (options.codeMode ?? {});
   const runner = codeMode ? (codeMode.runner ?? createIsolateRunner(codeMode)) : undefined;
@@ -172,15 +172,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         sdkFor: (scope) => sdks.sdk(scope),
         maxCodeChars: codeMode.maxCodeChars,
         timeoutMs: codeMode.timeoutMs,
-        onProgress: (callId, event) => {
-          for (const l of progress) {
-            try {
-              l(callId, event);
-            } catch {
-              // progress listeners never break a run
-            }
-          }
-        },
+        onProgress: (callId, event) => progress.emit(callId, event), // a listener never breaks a run
       }),
     );
     const codeScopes = registry.scopeIds().filter((id) => registry.mode(id) !== 'native');
@@ -214,16 +206,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           : t,
       );
 
-  const catalogListeners = new Set<() => void>();
-  const toolsChanged = (): void => {
-    for (const listener of catalogListeners) {
-      try {
-        listener();
-      } catch {
-        // a listener's failure is its own
-      }
-    }
-  };
+  const catalog = new Emitter<[]>(); // a listener's failure is its own
 
   let closed: Promise<void> | undefined;
   const runtime: Runtime = {
@@ -253,23 +236,17 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     mode: (scope = DEFAULT_SCOPE) => registry.mode(scope),
     register: (tools) => {
       registry.register(tools);
-      toolsChanged();
+      catalog.emit();
     },
     updateTools: ({ remove = [], add = [] }) => {
       registry.update(remove, add);
-      toolsChanged();
+      catalog.emit();
     },
-    onToolsChanged: (listener) => {
-      catalogListeners.add(listener);
-      return () => catalogListeners.delete(listener);
-    },
+    onToolsChanged: (listener) => catalog.on(listener),
     defineScope: (id, config) => registry.defineScope(id, config),
     use: (hooks) => executor.use(hooks),
     on: (listener) => events.on(listener),
-    onProgress: (listener) => {
-      progress.add(listener);
-      return () => progress.delete(listener);
-    },
+    onProgress: (listener) => progress.on(listener),
     close: () =>
       (closed ??= (async () => {
         await runner?.close?.();
