@@ -1,7 +1,7 @@
 import type PQueue from 'p-queue';
 import { describe, expect, it, vi } from 'vitest';
 import { defineTool, type ToolResult } from '../../src/index.js';
-import { codeRuntime, deferred, run } from './fixtures.js';
+import { codeRuntime, concurrencyProbe, deferred, run } from './fixtures.js';
 
 // A p-queue that records what the executor asks of it: the real queue does the scheduling.
 const seen = vi.hoisted(() => ({ adds: 0, concurrency: [] as number[] }));
@@ -23,40 +23,15 @@ vi.mock('p-queue', async (importOriginal) => {
   return { default: RecordingQueue };
 });
 
-function probe() {
-  const order: string[] = [];
-  let running = 0;
-  let peak = 0;
-  const make = (name: string, safe: boolean, hold?: Promise<unknown>) =>
-    defineTool({
-      name,
-      description: '',
-      input: { type: 'object', properties: { id: { type: 'string' } } },
-      isConcurrencySafe: safe,
-      execute: async (a: { id?: string }) => {
-        running++;
-        peak = Math.max(peak, running);
-        order.push(`start:${a.id}`);
-        await (hold ?? new Promise((r) => setTimeout(r, 5)));
-        order.push(`end:${a.id}`);
-        running--;
-        return a.id ?? null;
-      },
-    });
-  return { make, order, peak: () => peak };
-}
-
 describe('the nested-call scheduler is p-queue', () => {
   it('every nested call goes through the queue; a direct call does not', async () => {
-    const p = probe();
+    const p = concurrencyProbe();
     const rt = await codeRuntime(
+      // Two reads, the exclusive write W, a read: four nested calls.
       (api) =>
-        Promise.all([
-          api.call('read', { id: 'a' }),
-          api.call('read', { id: 'b' }),
-          api.call('write', { id: 'W' }),
-          api.call('read', { id: 'c' }),
-        ]),
+        Promise.all(
+          ['a', 'b', 'W', 'c'].map((id) => api.call(id === 'W' ? 'write' : 'read', { id })),
+        ),
       [p.make('read', true), p.make('write', false)],
       { maxParallelSubCalls: 4, scopes: { default: { mode: 'both' } } },
     );
@@ -78,7 +53,7 @@ describe('the nested-call scheduler is p-queue', () => {
   });
 
   it('a queued call whose own signal aborts is released without running; the queue goes on', async () => {
-    const p = probe();
+    const p = concurrencyProbe();
     const gate = deferred();
     let late: ToolResult | undefined;
     const rt = await codeRuntime(
@@ -103,7 +78,7 @@ describe('the nested-call scheduler is p-queue', () => {
   });
 
   it('an exclusive call aborted while it waits for running calls does not run, and the cap comes back', async () => {
-    const p = probe();
+    const p = concurrencyProbe();
     const gate = deferred();
     const rt = await codeRuntime(
       async (api) => {
@@ -134,7 +109,7 @@ describe('the nested-call scheduler is p-queue', () => {
   });
 
   it('a running call keeps its slot until its body settles, even after its signal aborts', async () => {
-    const p = probe();
+    const p = concurrencyProbe();
     const gate = deferred();
     const stubborn = defineTool({
       name: 'stubborn',
