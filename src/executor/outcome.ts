@@ -93,7 +93,7 @@ export function toContent(rendered: string | ContentBlock[]): ContentBlock[] {
 }
 
 /** An error as data. */
-export function errorInfo(
+function errorInfo(
   code: ErrorCode,
   message: string,
   extra: { reason?: DenyReason | undefined; details?: Record<string, unknown> | undefined } = {},

@@ -38,7 +38,7 @@ export type AnyTool = ResolvedTool<never>;
 const NO_OUTPUT_SCHEMA: Validation = { ok: true, value: undefined };
 
 /** The default rendering: a string as is, anything else as pretty-printed JSON. */
-export function defaultRender(value: unknown): string {
+function defaultRender(value: unknown): string {
   if (typeof value === 'string') return value;
   return JSON.stringify(value, null, 2) ?? 'null';
 }
