@@ -19,8 +19,8 @@ import type { CallInfo, ExecuteOptions, HookContext, ToolCall } from './types.js
 /** What name resolution let through: a tool, or a transport. */
 export type Target = Extract<Resolution, { kind: 'tool' | 'transport' }>;
 
-/** One call as the executor tracks it from `create` to `finalize`. */
-export interface CallRecord {
+/** One call as the executor tracks it from `create` to `finalize`, built once when it arrives. */
+export class CallRecord {
   readonly id: string;
   /** The name as called (what events report). */
   readonly name: string;
@@ -31,8 +31,8 @@ export interface CallRecord {
   /** The caller's signal, joined with the parent execution's. */
   readonly signal: AbortSignal;
   /** When the call entered the executor (performance.now()). */
-  readonly started: number;
-  readonly stages: StageTracker;
+  readonly started = performance.now();
+  readonly stages = new StageTracker();
   /** What the name resolved to; undefined when the scope or the parent token is bad. */
   readonly resolution: Resolution | undefined;
   /** The resolved tool (also for a refused collapsed call: its finalizer still applies). */
@@ -41,10 +41,62 @@ export interface CallRecord {
   readonly args: unknown;
   /** Why the arguments are not plain JSON, if they are not. */
   readonly argsProblem: JsonProblem | undefined;
+  readonly #registry: ToolRegistry;
+  #view: JsonValue | undefined;
+  #hookContext: HookContext | undefined;
+
+  /** Reads `raw` once. Never throws, whatever `raw` is. */
+  constructor(raw: ToolCall, options: ExecuteOptions, tokens: TokenTable, registry: ToolRegistry) {
+    this.stages.enter('create');
+    this.#registry = registry;
+    const sent = read(raw);
+    this.id =
+      typeof sent.id === 'string' && sent.id.length > 0 && sent.id.length <= 128
+        ? sent.id
+        : randomUUID();
+    this.name = typeof sent.name === 'string' ? sent.name.slice(0, 200) : '';
+    this.args = sent.args;
+    this.argsProblem = sent.problem;
+    const scope = (this.scope = options.scope ?? DEFAULT_SCOPE);
+    const parent = options.parent === undefined ? undefined : tokens.lookup(options.parent);
+    this.parent = parent;
+    this.parentId = parent?.callId;
+    this.signal =
+      parent && options.signal
+        ? AbortSignal.any([options.signal, parent.signal])
+        : (parent?.signal ?? options.signal ?? NEVER_ABORTED);
+    const parentOk = options.parent === undefined || parent?.scope === scope;
+    const resolution =
+      parentOk && registry.hasScope(scope)
+        ? registry.resolveExecution(this.name, scope, parent !== undefined)
+        : undefined;
+    this.resolution = resolution;
+    this.tool = resolution && 'tool' in resolution ? resolution.tool : undefined;
+  }
+
   /** A deep-frozen copy of the arguments, made on first use (for hooks and listeners). */
-  argsView(): JsonValue;
-  /** What hooks see of this call, made on first use (after `create` admitted it). */
-  hookContext(): HookContext;
+  argsView(): JsonValue {
+    return (this.#view ??= frozenCopy(this.args as JsonValue));
+  }
+
+  /**
+   * What hooks see of this call, made on first use (after `create` admitted it). Without hooks
+   * nobody reads the arguments, and `args` is null rather than a copy nobody looks at.
+   */
+  hookContext(withArgs: boolean): HookContext {
+    if (this.#hookContext) return this.#hookContext;
+    const name = this.tool?.name ?? this.name;
+    const call: CallInfo = {
+      id: this.id,
+      name,
+      args: withArgs ? this.argsView() : null,
+      scope: this.scope,
+      mode: this.#registry.mode(this.scope),
+      parentId: this.parentId,
+    };
+    const tool = { name, description: this.tool?.description ?? '' };
+    return (this.#hookContext = { call, tool, signal: this.signal });
+  }
 }
 
 /** The fields of a call as sent, read once; a call that cannot even be read is not plain JSON. */
@@ -65,69 +117,6 @@ function read(raw: ToolCall): {
 }
 const NOT_AN_OBJECT: JsonProblem = { path: '$', problem: 'the call must be an object' };
 const UNREADABLE: JsonProblem = { path: '$', problem: 'the call cannot be read' };
-
-/** Builds the record of a call. Never throws, whatever `raw` is. */
-export function openCall(
-  raw: ToolCall,
-  options: ExecuteOptions,
-  tokens: TokenTable,
-  registry: ToolRegistry,
-): CallRecord {
-  const started = performance.now();
-  const stages = new StageTracker();
-  stages.enter('create');
-  const sent = read(raw);
-  const id =
-    typeof sent.id === 'string' && sent.id.length > 0 && sent.id.length <= 128
-      ? sent.id
-      : randomUUID();
-  const name = typeof sent.name === 'string' ? sent.name.slice(0, 200) : '';
-  const scope = options.scope ?? DEFAULT_SCOPE;
-  const parent = options.parent === undefined ? undefined : tokens.lookup(options.parent);
-  const signal =
-    parent && options.signal
-      ? AbortSignal.any([options.signal, parent.signal])
-      : (parent?.signal ?? options.signal ?? NEVER_ABORTED);
-  const parentOk = options.parent === undefined || parent?.scope === scope;
-  const resolution =
-    parentOk && registry.hasScope(scope)
-      ? registry.resolveExecution(name, scope, parent !== undefined)
-      : undefined;
-  const tool = resolution && 'tool' in resolution ? resolution.tool : undefined;
-  let view: JsonValue | undefined;
-  const argsView = (): JsonValue => (view ??= frozenCopy(sent.args as JsonValue));
-  let hookContext: HookContext | undefined;
-  return {
-    id,
-    name,
-    scope,
-    parent,
-    parentId: parent?.callId,
-    signal,
-    started,
-    stages,
-    resolution,
-    tool,
-    args: sent.args,
-    argsProblem: sent.problem,
-    argsView,
-    hookContext: () => {
-      if (hookContext) return hookContext;
-      const info: CallInfo = {
-        id,
-        name: tool?.name ?? name,
-        get args() {
-          return argsView(); // frozen on first read: calls no hook looks at pay nothing
-        },
-        scope,
-        mode: registry.mode(scope),
-        parentId: parent?.callId,
-      };
-      const described = { name: info.name, description: tool?.description ?? '' };
-      return (hookContext = { call: info, tool: described, signal });
-    },
-  };
-}
 
 /** The `create` stage: the checks in their documented order, then what the name resolved to. */
 export function admit(call: CallRecord, registry: ToolRegistry): StageOutcome<Target> {

@@ -12,7 +12,7 @@ import { formatIssues } from '../tools/schema.js';
 import type { ContentBlock, OutcomeSummary, ToolContext } from '../tools/types.js';
 import type { Approver } from './approval.js';
 import { checkOutput, runBody } from './body.js';
-import { admit, openCall, type CallRecord, type Target } from './call.js';
+import { admit, CallRecord, type Target } from './call.js';
 import type { EventBody, EventBus } from './events.js';
 import { HookSet } from './hook-set.js';
 import { errorContent, failure, toContent, type Outcome, type Settled } from './outcome.js';
@@ -61,7 +61,7 @@ export class Executor {
   readonly #defaultTimeoutMs: number;
   readonly #abortGraceMs: number;
   readonly #maxParallel: number;
-  readonly #finalize: ExecutorOptions['finalizeContent'];
+  readonly #finalizeContent: ExecutorOptions['finalizeContent'];
 
   constructor(registry: ToolRegistry, events: EventBus, options: ExecutorOptions = {}) {
     this.#registry = registry;
@@ -71,7 +71,7 @@ export class Executor {
     this.#defaultTimeoutMs = options.defaultTimeoutMs ?? 60_000;
     this.#abortGraceMs = options.abortGraceMs ?? 10_000;
     this.#maxParallel = options.maxParallelSubCalls ?? 10;
-    this.#finalize = options.finalizeContent;
+    this.#finalizeContent = options.finalizeContent;
     if (options.hooks) this.#hooks.add(options.hooks);
   }
 
@@ -87,7 +87,7 @@ export class Executor {
 
   /** Executes one call. Never rejects. */
   execute(raw: ToolCall, options: ExecuteOptions = {}): Promise<ToolResult> {
-    const call = openCall(raw, options, this.#tokens, this.#registry);
+    const call = new CallRecord(raw, options, this.#tokens, this.#registry);
     const work = this.#run(call).catch((err: unknown) =>
       this.#finish(call, failure('INTERNAL_ERROR', `internal error: ${message(err)}`)),
     );
@@ -156,7 +156,7 @@ export class Executor {
         approvalTimeoutMs: this.#approvalTimeoutMs,
         emit: (event) => this.#emit(call, event),
       },
-      call.hookContext(),
+      call.hookContext(!this.#hooks.empty),
       call.stages,
     );
     if (!allowed.ok) return this.#finish(call, allowed);
@@ -169,7 +169,7 @@ export class Executor {
    * settled (its nested calls released, aborted and awaited) before the outcome is.
    */
   async #body(call: CallRecord, target: Target, args: unknown): Promise<Outcome> {
-    const { call: info, tool } = call.hookContext();
+    const { call: info, tool } = call.hookContext(!this.#hooks.empty);
     const base: Omit<ToolContext, 'signal'> = {
       callId: call.id,
       parentId: call.parentId,
@@ -210,7 +210,7 @@ export class Executor {
   }
 
   /** Post-execute and finalize: every call ends here, exactly once. */
-  async #finish(call: CallRecord, outcome: Outcome): Promise<ToolResult> {
+  #finish(call: CallRecord, outcome: Outcome): ToolResult | Promise<ToolResult> {
     const tool = call.tool;
     const render = (value: JsonValue): ContentBlock[] => {
       try {
@@ -219,21 +219,25 @@ export class Executor {
         return toContent(JSON.stringify(value, null, 2)); // a failing render falls back to JSON text
       }
     };
-    let settled: Settled = {
-      ...outcome,
-      content: outcome.ok ? render(outcome.value) : errorContent(outcome.error),
-      context: [],
-    };
+    const settled: Settled = outcome.ok
+      ? { ok: true, value: outcome.value, content: render(outcome.value), context: [] }
+      : { ok: false, error: outcome.error, content: errorContent(outcome.error), context: [] };
     // The one rule of post-execute: its hooks see every outcome of a call that reached
     // pre-execute, except an abort before dispatch (that call never happened).
     const dispatched = call.stages.reached('pre-execute');
-    if (dispatched && (outcome.ok || outcome.error.code !== 'ABORTED_BEFORE_DISPATCH')) {
-      call.stages.enter('post-execute');
-      settled = await this.#hooks.runPost(call.hookContext(), settled, render);
-    }
+    if (!dispatched || (!outcome.ok && outcome.error.code === 'ABORTED_BEFORE_DISPATCH'))
+      return this.#finalize(call, settled);
+    call.stages.enter('post-execute');
+    if (!this.#hooks.has('postExecute')) return this.#finalize(call, settled);
+    return this.#hooks
+      .runPost(call.hookContext(true), settled, render)
+      .then((after) => this.#finalize(call, after));
+  }
 
+  /** The finalize stage: context appended, finalizers run once, the result and its event. */
+  #finalize(call: CallRecord, settled: Settled): ToolResult {
     call.stages.enter('finalize');
-    const toolName = tool?.name ?? call.name;
+    const toolName = call.tool?.name ?? call.name;
     const { context } = settled;
     let content = settled.content;
     if (context.length > 0)
@@ -243,7 +247,7 @@ export class Executor {
       code: settled.ok ? undefined : settled.error.code,
       toolName,
     };
-    for (const finalizer of [tool?.finalizeContent, this.#finalize]) {
+    for (const finalizer of [call.tool?.finalizeContent, this.#finalizeContent]) {
       if (!finalizer) continue;
       try {
         const next = finalizer(content, summary);

@@ -88,6 +88,11 @@ export class HookSet {
     return l.preExecute.length + l.guards.length + l.execute.length + l.postExecute.length === 0;
   }
 
+  /** True when hooks of this kind are installed. */
+  has(kind: keyof Lists): boolean {
+    return this.#lists[kind].length > 0;
+  }
+
   /** The execute middleware, outermost first. */
   get execute(): readonly ExecuteMiddleware[] {
     return this.#lists.execute;

@@ -2,7 +2,7 @@
  * The nested-call scheduler of one parent execution, on p-queue. Calls start in submission order
  * (p-queue is FIFO). Concurrency-safe calls overlap up to a cap (the queue's concurrency); any
  * other call is exclusive: when its turn comes it lowers the queue's concurrency to 1 (holding
- * later calls back), waits for the calls still running, runs alone, then restores the cap.
+ * later calls back), waits until it is the queue's only pending call, runs, then restores the cap.
  */
 import PQueue from 'p-queue';
 
@@ -13,8 +13,8 @@ export const NOT_RUN: unique symbol = Symbol('not run');
 export class NestedScheduler {
   readonly #cap: number;
   readonly #queue: PQueue;
-  /** The concurrency-safe calls running now (what an exclusive call waits for). */
-  readonly #running = new Set<Promise<unknown>>();
+  /** Queue-time signals for `add`, reused: one that never aborted has no listener left once its call settled. */
+  readonly #gates: AbortController[] = [];
 
   /** @param maxParallel how many concurrency-safe calls may overlap @default 10 */
   constructor(maxParallel = 10) {
@@ -33,44 +33,40 @@ export class NestedScheduler {
     work: () => Promise<T>,
   ): Promise<T | typeof NOT_RUN> {
     if (signal.aborted) return NOT_RUN;
-    // p-queue's signal removes a queued task on abort; it is detached once the task starts, so
-    // an abort never frees the slot of a call that is still running.
-    const queued = new AbortController();
-    const onAbort = (): void => queued.abort(signal.reason);
+    // p-queue's signal removes a queued task on abort. The one it gets follows `signal` only while
+    // the call is queued: p-queue would also free a running task's slot on abort, and a started
+    // call keeps its slot until its body has settled.
+    const gate = this.#gates.pop() ?? new AbortController();
+    const onAbort = (): void => gate.abort(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
     let started = false;
-    const task = async (): Promise<T | typeof NOT_RUN> => {
+    const task = (): Promise<T | typeof NOT_RUN> => {
       started = true;
       signal.removeEventListener('abort', onAbort);
-      return safe ? this.#overlapping(work) : this.#alone(signal, work);
+      return safe ? work() : this.#alone(signal, work);
     };
     try {
-      return await this.#queue.add(task, { signal: queued.signal });
+      return await this.#queue.add(task, { signal: gate.signal });
     } catch (err) {
       if (started) throw err;
       return NOT_RUN; // aborted while queued
     } finally {
       signal.removeEventListener('abort', onAbort);
+      // p-queue removed its listeners before this continuation ran; an aborted gate is spent.
+      if (!gate.signal.aborted) this.#gates.push(gate);
     }
   }
 
-  async #overlapping<T>(work: () => Promise<T>): Promise<T> {
-    const running = work();
-    this.#running.add(running);
-    try {
-      return await running;
-    } finally {
-      this.#running.delete(running);
-    }
-  }
-
+  /** An exclusive call's turn: hold later calls back, let running ones finish, run alone. */
   async #alone<T>(signal: AbortSignal, work: () => Promise<T>): Promise<T | typeof NOT_RUN> {
-    this.#queue.concurrency = 1;
+    const queue = this.#queue;
+    queue.concurrency = 1;
     try {
-      await Promise.allSettled([...this.#running]);
+      // p-queue counts this call as pending too; it emits "next" as each other call settles.
+      while (queue.pending > 1) await new Promise((resolve) => queue.once('next', resolve));
       return signal.aborted ? NOT_RUN : await work();
     } finally {
-      this.#queue.concurrency = this.#cap;
+      queue.concurrency = this.#cap;
     }
   }
 }
