@@ -27,15 +27,24 @@ export class NestedScheduler {
    * starts (the call is released without running); once started, `work` is awaited to the end:
    * its slot is held until it settles, whatever the signal does.
    */
-  async run<T>(
-    safe: boolean,
+  run<T>(safe: boolean, signal: AbortSignal, work: () => Promise<T>): Promise<T | typeof NOT_RUN> {
+    if (signal.aborted) return Promise.resolve(NOT_RUN);
+    const queue = this.#queue;
+    const start = (): Promise<T | typeof NOT_RUN> => (safe ? work() : this.#alone(signal, work));
+    // A call with a free slot and nobody ahead starts inside `add`: it needs no queue-time signal.
+    if (queue.size === 0 && queue.pending < queue.concurrency) return queue.add(start);
+    return this.#waiting(signal, start);
+  }
+
+  /**
+   * A call that has to wait. p-queue's signal removes a queued task on abort. The one it gets
+   * follows `signal` only while the call is queued: p-queue would also free a running task's slot
+   * on abort, and a started call keeps its slot until its body has settled.
+   */
+  async #waiting<T>(
     signal: AbortSignal,
-    work: () => Promise<T>,
+    start: () => Promise<T | typeof NOT_RUN>,
   ): Promise<T | typeof NOT_RUN> {
-    if (signal.aborted) return NOT_RUN;
-    // p-queue's signal removes a queued task on abort. The one it gets follows `signal` only while
-    // the call is queued: p-queue would also free a running task's slot on abort, and a started
-    // call keeps its slot until its body has settled.
     const gate = this.#gates.pop() ?? new AbortController();
     const onAbort = (): void => gate.abort(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
@@ -43,7 +52,7 @@ export class NestedScheduler {
     const task = (): Promise<T | typeof NOT_RUN> => {
       started = true;
       signal.removeEventListener('abort', onAbort);
-      return safe ? work() : this.#alone(signal, work);
+      return start();
     };
     try {
       return await this.#queue.add(task, { signal: gate.signal });
