@@ -77,7 +77,7 @@ export type {
   EventListener,
   AuditOptions,
 } from './executor/events.js';
-export type { ParentToken } from './executor/tokens.js';
+export type { ParentToken } from './tools/types.js';
 export type {
   CodeRunner,
   RunnerContext,

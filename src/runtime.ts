@@ -3,11 +3,12 @@
  * library, the CLI, the HTTP service and the MCP server are built on.
  */
 import type { Approver } from './executor/approval.js';
+import { Emitter } from './events/emitter.js';
 import {
   createAuditSink,
-  EventBus,
   type AuditOptions,
   type AuditSink,
+  type EventBus,
   type EventListener,
 } from './executor/events.js';
 import { Executor, type ExecutorOptions } from './executor/executor.js';
@@ -161,33 +162,18 @@ const CODE_ONLY_SECTION =
 export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
   const registry = new ToolRegistry();
   if (options.tools) registry.register(options.tools);
-  for (const [id, config] of Object.entries(options.scopes ?? {})) {
-    if (id !== DEFAULT_SCOPE) continue;
-    registry.defineScope(id, config);
-  }
-  // Parents may be declared after their children in the object: define in dependency order.
-  const pending = new Map(
-    Object.entries(options.scopes ?? {}).filter(([id]) => id !== DEFAULT_SCOPE),
-  );
-  while (pending.size > 0) {
-    const ready = [...pending].find(
-      ([, c]) => c.parent === undefined || registry.hasScope(c.parent) || !pending.has(c.parent),
-    );
-    const [id, config] = ready ?? [...pending][0]!;
-    registry.defineScope(id, config);
-    pending.delete(id);
-  }
+  registry.defineScopes(options.scopes ?? {});
 
-  const events = new EventBus();
+  const events: EventBus = new Emitter();
   let audit: AuditSink | undefined;
   if (options.audit) {
     audit = createAuditSink(options.audit);
-    events.subscribe(audit.listener);
+    events.on(audit.listener);
   }
-  if (options.onEvent) events.subscribe(options.onEvent);
+  if (options.onEvent) events.on(options.onEvent);
   const executor = new Executor(registry, events, options);
 
-  const progress = new Set<(callId: string, event: RunProgressEvent) => void>();
+  const progress = new Emitter<[callId: string, event: RunProgressEvent]>();
   const sdks = new ScopeSdkCache(registry);
   const codeMode = options.codeMode === false ? undefined : (options.codeMode ?? {});
   const runner = codeMode ? (codeMode.runner ?? createIsolateRunner(codeMode)) : undefined;
@@ -199,15 +185,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         sdkFor: (scope) => sdks.sdk(scope),
         maxCodeChars: codeMode.maxCodeChars,
         timeoutMs: codeMode.timeoutMs,
-        onProgress: (callId, event) => {
-          for (const l of progress) {
-            try {
-              l(callId, event);
-            } catch {
-              // progress listeners never break a run
-            }
-          }
-        },
+        onProgress: (callId, event) => progress.emit(callId, event), // a listener never breaks a run
       }),
     );
     const codeScopes = registry.scopeIds().filter((id) => registry.mode(id) !== 'native');
@@ -247,16 +225,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       : { base, instructions: renderInstructions(), sdk: sdks.sdk(scope) };
   };
 
-  const catalogListeners = new Set<() => void>();
-  const toolsChanged = (): void => {
-    for (const listener of catalogListeners) {
-      try {
-        listener();
-      } catch {
-        // a listener's failure is its own
-      }
-    }
-  };
+  const catalog = new Emitter<[]>(); // a listener's failure is its own
 
   // Provider wire names back to tool names, per scope, rebuilt when the catalog changed.
   const wireNames = new Map<string, { version: number; table: WireNameTable }>();
@@ -305,23 +274,17 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     mode: (scope = DEFAULT_SCOPE) => registry.mode(scope),
     register: (tools) => {
       registry.register(tools);
-      toolsChanged();
+      catalog.emit();
     },
     updateTools: ({ remove = [], add = [] }) => {
       registry.update(remove, add);
-      toolsChanged();
+      catalog.emit();
     },
-    onToolsChanged: (listener) => {
-      catalogListeners.add(listener);
-      return () => catalogListeners.delete(listener);
-    },
+    onToolsChanged: (listener) => catalog.on(listener),
     defineScope: (id, config) => registry.defineScope(id, config),
     use: (hooks) => executor.use(hooks),
-    on: (listener) => events.subscribe(listener),
-    onProgress: (listener) => {
-      progress.add(listener);
-      return () => progress.delete(listener);
-    },
+    on: (listener) => events.on(listener),
+    onProgress: (listener) => progress.on(listener),
     close: () =>
       (closed ??= (async () => {
         await runner?.close?.();

@@ -4,7 +4,7 @@
  * from plain TypeScript, without isolates or a type-checker.
  */
 import { IsocodeError } from './errors.js';
-import type { ParentToken } from './executor/tokens.js';
+import type { ParentToken } from './tools/types.js';
 import type { ToolResult } from './executor/types.js';
 import { findJsonProblem, type JsonValue } from './json.js';
 import type { CallLine, CodeRunner, LogLine, RunCodeValue } from './run-code/types.js';

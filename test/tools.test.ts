@@ -148,6 +148,22 @@ describe('scopes and modes', () => {
     expect(rt.wireTools('mcp')[0]).toMatchObject({ name: 'a', inputSchema: { type: 'object' } });
   });
 
+  it('scopes may be declared children first: the registry defines them in dependency order', async () => {
+    const rt = await createRuntime({
+      tools,
+      scopes: {
+        leaf: { parent: 'middle', deny: ['kv.*'] },
+        middle: { parent: 'top' },
+        top: { allow: ['fs.*', 'kv.*'], mode: 'code' },
+        default: { deny: ['fs.write'] },
+      },
+      codeMode: { runner: scriptedRunner(() => 1) },
+    });
+    expect(rt.schemas('leaf').map((s) => s.name)).toEqual(['fs.read']);
+    expect(rt.mode('leaf')).toBe('code');
+    expect(rt.schemas('middle').map((s) => s.name)).toEqual(['fs.read', 'kv.get']);
+  });
+
   it('run_code cannot be denied or allowed by name, and bad scope declarations are refused', async () => {
     await expectCode(
       createRuntime({ scopes: { x: { deny: ['run_code'] } } }),

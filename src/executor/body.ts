@@ -2,17 +2,19 @@
  * Running a tool body inside its execute middleware, with the time limit and the abort rules:
  * a started body is always awaited (up to a grace period after abort or time-out).
  */
-import type { ResolvedTool } from '../tools/resolve-tool.js';
-import type { ToolContext } from '../tools/types.js';
+import { findJsonProblem, type JsonValue } from '../json.js';
+import type { AnyTool } from '../tools/resolve-tool.js';
+import { formatIssues } from '../tools/schema.js';
 import { compose, DoubleNextError } from './compose.js';
-import { bodyError } from './outcome.js';
+import { bodyError, failure, type Outcome } from './outcome.js';
 import type { BodyOutcome, ExecuteContext, ExecuteMiddleware } from './types.js';
 
 /** What `runBody` needs. */
 export interface BodyRun {
-  tool: ResolvedTool;
-  args: unknown;
-  toolContext: Omit<ToolContext, 'signal'> & Record<string, unknown>;
+  /** The tool's name (for the time-out message). */
+  name: string;
+  /** Calls the body with the signal it must honour (the caller builds the typed context). */
+  invoke: (signal: AbortSignal) => unknown;
   hookContext: Omit<ExecuteContext, 'signal'>;
   middleware: readonly ExecuteMiddleware[];
   /** The call's signal (caller abort, parent settlement). */
@@ -58,7 +60,7 @@ export function runBody(run: BodyRun): Promise<BodyOutcome> {
       const outcome: BodyOutcome = {
         ok: false,
         code: 'TOOL_TIMEOUT',
-        message: `${run.tool.name} did not finish within ${run.timeoutMs} ms`,
+        message: `${run.name} did not finish within ${run.timeoutMs} ms`,
       };
       if (!bodyStarted) return finish(outcome);
       graceThen(outcome);
@@ -69,11 +71,10 @@ export function runBody(run: BodyRun): Promise<BodyOutcome> {
       else run.signal.addEventListener('abort', onAbort, { once: true });
     }
 
-    const toolContext: ToolContext = Object.assign(run.toolContext, { signal: controller.signal });
     const body = (): Promise<BodyOutcome> => {
       bodyStarted = (async (): Promise<BodyOutcome> => {
         try {
-          const value: unknown = await run.tool.execute(run.args, toolContext);
+          const value: unknown = await run.invoke(controller.signal);
           return { ok: true, value };
         } catch (thrown) {
           const e = bodyError(thrown);
@@ -105,3 +106,24 @@ export function runBody(run: BodyRun): Promise<BodyOutcome> {
 }
 
 const ABANDONED: BodyOutcome = { ok: false, code: 'ABORTED', message: 'the call was aborted' };
+
+/** The body's outcome as the call's: a value must be JSON and match the output schema, if any. */
+export function checkOutput(tool: AnyTool, body: BodyOutcome): Outcome {
+  if (!body.ok) return failure(body.code, body.message, { details: body.details });
+  const value = body.value === undefined ? null : body.value;
+  const problem = findJsonProblem(value);
+  if (problem)
+    return failure(
+      'INVALID_TOOL_OUTPUT',
+      `${tool.name} returned a value that is not JSON: ${problem.problem} at ${problem.path}`,
+    );
+  const checked = tool.validateOutput(value);
+  if (!checked.ok)
+    return failure(
+      'INVALID_TOOL_OUTPUT',
+      `${tool.name} returned a value that does not match its output schema: ${formatIssues(checked.issues)}`,
+      { details: { issues: checked.issues } },
+    );
+  // A zod output schema may transform the value; a JSON Schema one returns it as is.
+  return { ok: true, value: (checked.value === undefined ? value : checked.value) as JsonValue };
+}

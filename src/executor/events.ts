@@ -1,5 +1,6 @@
 /** The executor's typed event stream and the JSON-lines audit sink. */
 import { createWriteStream, type WriteStream } from 'node:fs';
+import type { Emitter } from '../events/emitter.js';
 import type { ErrorCode } from '../errors.js';
 import type { JsonValue } from '../json.js';
 import type { ApprovalOutcome } from './approval.js';
@@ -40,42 +41,12 @@ export type ExecutorEventType = ExecutorEvent['type'];
 /** A listener; a throw or a rejection never breaks a call. */
 export type EventListener = (event: ExecutorEvent) => void | Promise<void>;
 
-/** A small synchronous event bus whose listener failures are contained. */
-export class EventBus {
-  readonly #listeners = new Set<EventListener>();
-  #failures = 0;
+/** The executor's event stream: an {@link Emitter} of executor events. */
+export type EventBus = Emitter<[ExecutorEvent]>;
 
-  /** Subscribes; returns the unsubscribe function. */
-  subscribe(listener: EventListener): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
-  }
-
-  /** True when nobody listens (lets hot paths skip building events). */
-  get idle(): boolean {
-    return this.#listeners.size === 0;
-  }
-
-  /** How many listener calls threw or rejected. */
-  get failures(): number {
-    return this.#failures;
-  }
-
-  emit(event: ExecutorEvent): void {
-    for (const listener of this.#listeners) {
-      try {
-        const r = listener(event);
-        if (r && typeof r.then === 'function') {
-          r.then(undefined, () => {
-            this.#failures++;
-          });
-        }
-      } catch {
-        this.#failures++;
-      }
-    }
-  }
-}
+type Without<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+/** An event without the fields every event of one call shares (the executor adds them). */
+export type EventBody = Without<ExecutorEvent, keyof EventBase>;
 
 /** Where the audit log goes. */
 export type AuditOptions =

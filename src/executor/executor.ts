@@ -1,33 +1,31 @@
 /**
  * The tool executor: every call — a model's direct call and a run_code program's nested call —
- * goes through the same pipeline:
- * create → validate → (schedule) → pre-execute → approval → guards → execute → post-execute → finalize.
+ * goes through the same pipeline, which `#run` and `#dispatch` read top to bottom:
+ * create → validate → (schedule) → pre-execute → guards → approval → execute → post-execute → finalize.
+ * Each stage returns a `{ ok }` outcome; the first refusal goes straight to `#finish`.
  * `execute` never rejects: it resolves to a discriminated {@link ToolResult}.
  */
-import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import type { ErrorCode } from '../errors.js';
-import { findJsonProblem, type JsonValue } from '../json.js';
-import { RUN_CODE } from '../tools/names.js';
+import type { JsonValue } from '../json.js';
 import type { ToolRegistry } from '../tools/registry.js';
-import type { ResolvedTool } from '../tools/resolve-tool.js';
-import { DEFAULT_SCOPE } from '../tools/scopes.js';
+import { formatIssues } from '../tools/schema.js';
 import type { ContentBlock, OutcomeSummary, ToolContext } from '../tools/types.js';
-import { requestApproval, type Approver } from './approval.js';
-import { NEVER_ABORTED, runBody } from './body.js';
-import type { EventBus } from './events.js';
+import type { Approver } from './approval.js';
+import { checkOutput, runBody } from './body.js';
+import { admit, CallRecord, type Target } from './call.js';
+import type { EventBody, EventBus } from './events.js';
 import { HookSet } from './hook-set.js';
-import { bindingExpression, errorContent, errorInfo, StageTracker, toContent } from './outcome.js';
-import { TokenTable, type ParentEntry, type ParentToken } from './tokens.js';
+import { errorContent, failure, toContent, type Outcome, type Settled } from './outcome.js';
+import { decide } from './policy.js';
+import { NOT_RUN } from './scheduler.js';
+import { TokenTable } from './tokens.js';
 import { mintTransport } from './transport.js';
 import type {
-  CallInfo,
+  BodyOutcome,
   ExecuteOptions,
-  HookContext,
   Hooks,
   ResultMeta,
   ToolCall,
-  ToolErrorInfo,
   ToolResult,
 } from './types.js';
 
@@ -50,39 +48,7 @@ export interface ExecutorOptions {
   hooks?: Hooks | undefined;
 }
 
-/** What a transport tool's body (run_code) receives in addition to the usual context. */
-export interface TransportContext {
-  /** The capability its nested calls must carry. Expires when this execution settles. */
-  readonly parentToken: ParentToken;
-}
-
-/** The context a transport tool's body receives. */
-export type TransportToolContext = ToolContext & TransportContext;
-
-interface Failure {
-  error: ToolErrorInfo;
-}
-
-/** An outcome after post-execute: content rendered, context gathered. */
-export type Settled =
-  | { value: JsonValue; content: ContentBlock[]; context?: string[] | undefined }
-  | { error: ToolErrorInfo; content: ContentBlock[]; context?: string[] | undefined };
-
-const fail = (
-  code: ErrorCode,
-  message: string,
-  extra?: Parameters<typeof errorInfo>[2],
-): Failure => ({
-  error: errorInfo(code, message, extra),
-});
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
-}
+const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 /** The executor. Create it through `createRuntime` (or directly over a registry). */
 export class Executor {
@@ -95,7 +61,7 @@ export class Executor {
   readonly #defaultTimeoutMs: number;
   readonly #abortGraceMs: number;
   readonly #maxParallel: number;
-  readonly #finalize: ExecutorOptions['finalizeContent'];
+  readonly #finalizeContent: ExecutorOptions['finalizeContent'];
 
   constructor(registry: ToolRegistry, events: EventBus, options: ExecutorOptions = {}) {
     this.#registry = registry;
@@ -105,7 +71,7 @@ export class Executor {
     this.#defaultTimeoutMs = options.defaultTimeoutMs ?? 60_000;
     this.#abortGraceMs = options.abortGraceMs ?? 10_000;
     this.#maxParallel = options.maxParallelSubCalls ?? 10;
-    this.#finalize = options.finalizeContent;
+    this.#finalizeContent = options.finalizeContent;
     if (options.hooks) this.#hooks.add(options.hooks);
   }
 
@@ -120,364 +86,168 @@ export class Executor {
   }
 
   /** Executes one call. Never rejects. */
-  async execute(call: ToolCall, options: ExecuteOptions = {}): Promise<ToolResult> {
-    const started = performance.now();
-    const stages = new StageTracker();
-    const id =
-      typeof call?.id === 'string' && call.id.length > 0 && call.id.length <= 128
-        ? call.id
-        : randomUUID();
-    const name = typeof call?.name === 'string' ? call.name.slice(0, 200) : '';
-    const scope = options.scope ?? DEFAULT_SCOPE;
-    const parent = options.parent === undefined ? undefined : this.#tokens.lookup(options.parent);
-    const parentId = parent?.callId;
-    const signal =
-      parent && options.signal
-        ? AbortSignal.any([options.signal, parent.signal])
-        : (parent?.signal ?? options.signal ?? NEVER_ABORTED);
-    let tool: ResolvedTool | undefined;
-    let argsView: JsonValue | undefined;
-    const emitBase = { callId: id, name, scope, parentId };
-    const finish = (r: Settled | Failure | { value: unknown }): ToolResult =>
-      this.#finish(r, { stages, started, id, name, scope, parentId, tool });
-
-    const run = async (): Promise<ToolResult> => {
-      try {
-        stages.enter('create');
-        const problem =
-          call !== null && typeof call === 'object'
-            ? findJsonProblem(call.args)
-            : { path: '$', problem: 'the call must be an object' };
-        if (!this.#events.idle && !problem)
-          argsView = deepFreeze(structuredClone(call.args) as JsonValue);
-        this.#events.emit({ type: 'tool/call', time: Date.now(), ...emitBase, args: argsView });
-        if (problem)
-          return finish(
-            fail(
-              'INVALID_ARGS',
-              `arguments must be plain JSON: ${problem.problem} at ${problem.path}`,
-              { details: { path: problem.path } },
-            ),
-          );
-        if (!this.#registry.hasScope(scope))
-          return finish(fail('INVALID_SCOPE', `unknown scope "${scope}"`));
-        if (options.parent !== undefined && (!parent || parent.scope !== scope)) {
-          return finish(
-            fail(
-              'INVALID_PARENT',
-              'the parent token is not valid: it was not minted by this executor, or its run_code execution has settled, or it belongs to another scope',
-            ),
-          );
-        }
-        const resolution = this.#registry.resolveExecution(name, scope, parent !== undefined);
-        if (resolution.kind === 'tool' || resolution.kind === 'collapsed') tool = resolution.tool;
-        if (signal.aborted)
-          return finish(
-            fail('ABORTED_BEFORE_DISPATCH', 'the call was aborted before it was dispatched'),
-          );
-        if (resolution.kind === 'unknown')
-          return finish(fail('UNKNOWN_TOOL', `unknown tool "${name}" in scope "${scope}"`));
-        if (resolution.kind === 'recursion')
-          return finish(
-            fail(
-              'UNKNOWN_TOOL',
-              `"${RUN_CODE}" cannot be called from inside a ${RUN_CODE} program`,
-            ),
-          );
-        if (resolution.kind === 'collapsed') {
-          return finish(
-            fail(
-              'UNKNOWN_TOOL',
-              `tool "${name}" cannot be called directly in this scope (code mode): only "${RUN_CODE}" can. It is reachable from inside a ${RUN_CODE} program as ${bindingExpression(name)}(...).`,
-            ),
-          );
-        }
-        const resolved = resolution.tool;
-        return await this.#dispatch({
-          call,
-          resolved,
-          parent,
-          signal,
-          stages,
-          emitBase,
-          argsView,
-          finish,
-        });
-      } catch (err) {
-        return finish(
-          fail(
-            'INTERNAL_ERROR',
-            `internal error: ${err instanceof Error ? err.message : String(err)}`,
-          ),
-        );
-      }
-    };
-    const work = run();
-    if (parent) {
-      parent.inFlight.add(work);
-      void work.finally(() => parent.inFlight.delete(work));
+  execute(raw: ToolCall, options: ExecuteOptions = {}): Promise<ToolResult> {
+    const call = new CallRecord(raw, options, this.#tokens, this.#registry);
+    const work = this.#run(call).catch((err: unknown) =>
+      this.#finish(call, failure('INTERNAL_ERROR', `internal error: ${message(err)}`)),
+    );
+    // The parent execution does not settle before its nested calls have.
+    const inFlight = call.parent?.inFlight;
+    if (inFlight) {
+      inFlight.add(work);
+      void work.finally(() => inFlight.delete(work));
     }
     return work;
   }
 
-  async #dispatch(c: {
-    call: ToolCall;
-    resolved: ResolvedTool;
-    parent: ParentEntry | undefined;
-    signal: AbortSignal;
-    stages: StageTracker;
-    emitBase: { callId: string; name: string; scope: string; parentId: string | undefined };
-    argsView: JsonValue | undefined;
-    finish: (r: Settled | Failure | { value: unknown }) => ToolResult;
-  }): Promise<ToolResult> {
-    const { resolved: tool, parent, signal, stages, emitBase, finish } = c;
-    stages.enter('validate');
-    const valid = tool.validateInput(c.call.args);
-    if (!valid.ok) {
-      const where = valid.issues.map((i) => `${i.path}: ${i.message}`).join('; ');
-      return finish(
-        fail('INVALID_ARGS', `invalid arguments for ${tool.name}: ${where}`, {
-          details: { issues: valid.issues },
-        }),
+  /** One call: create, validate, then (for a nested call) its turn in the parent's scheduler. */
+  async #run(call: CallRecord): Promise<ToolResult> {
+    const argsView = this.#events.idle || call.argsProblem ? undefined : call.argsView();
+    this.#emit(call, { type: 'tool/call', args: argsView });
+    const admitted = admit(call, this.#registry);
+    if (!admitted.ok) return this.#finish(call, admitted);
+    const target = admitted.value;
+
+    call.stages.enter('validate');
+    const valid = target.tool.validateInput(call.args);
+    if (!valid.ok)
+      return this.#finish(
+        call,
+        failure(
+          'INVALID_ARGS',
+          `invalid arguments for ${target.tool.name}: ${formatIssues(valid.issues)}`,
+          { details: { issues: valid.issues } },
+        ),
       );
-    }
     const args = valid.value;
-    let release: (() => void) | undefined;
-    if (parent) {
-      stages.enter('schedule');
-      const queuedAt = performance.now();
-      release = await parent.scheduler.acquire(tool.isConcurrencySafe(args), signal);
-      if (!release)
-        return finish(
-          fail(
-            'ABORTED_BEFORE_DISPATCH',
-            'the call was aborted before it was dispatched (its run_code execution settled)',
-          ),
-        );
-      this.#events.emit({
-        type: 'tool/code-dispatch-start',
-        time: Date.now(),
-        ...emitBase,
-        queuedMs: performance.now() - queuedAt,
+    if (!call.parent) return this.#dispatch(call, target, args);
+
+    call.stages.enter('schedule');
+    const queuedAt = performance.now();
+    const safe = target.tool.isConcurrencySafe(args);
+    const ran = await call.parent.scheduler.run(safe, call.signal, async () => {
+      const startedAt = performance.now();
+      this.#emit(call, { type: 'tool/code-dispatch-start', queuedMs: startedAt - queuedAt });
+      const result = await this.#dispatch(call, target, args);
+      this.#emit(call, {
+        type: 'tool/code-dispatch',
+        ok: result.ok,
+        code: result.ok ? undefined : result.error.code,
+        durationMs: performance.now() - startedAt,
       });
-    }
-    const dispatchStart = performance.now();
-    let result: ToolResult | undefined;
-    try {
-      const info: CallInfo = {
-        id: emitBase.callId,
-        name: tool.name,
-        args:
-          c.argsView ??
-          (this.#hooks.empty
-            ? (null as JsonValue)
-            : deepFreeze(structuredClone(c.call.args) as JsonValue)),
-        scope: emitBase.scope,
-        mode: this.#registry.mode(emitBase.scope),
-        parentId: emitBase.parentId,
-      };
-      const hookCtx: HookContext = {
-        call: info,
-        tool: { name: tool.name, description: tool.description },
-        signal,
-      };
-      result = finish(await this.#policyAndBody(tool, args, hookCtx, parent, stages));
       return result;
-    } finally {
-      release?.();
-      if (parent) {
-        this.#events.emit({
-          type: 'tool/code-dispatch',
-          time: Date.now(),
-          ...emitBase,
-          ok: result?.ok ?? false,
-          code: result && !result.ok ? result.error.code : undefined,
-          durationMs: performance.now() - dispatchStart,
-        });
-      }
-    }
+    });
+    if (ran !== NOT_RUN) return ran;
+    return this.#finish(
+      call,
+      failure(
+        'ABORTED_BEFORE_DISPATCH',
+        'the call was aborted before it was dispatched (its run_code execution settled)',
+      ),
+    );
   }
 
-  async #policyAndBody(
-    tool: ResolvedTool,
-    args: unknown,
-    ctx: HookContext,
-    parent: ParentEntry | undefined,
-    stages: StageTracker,
-  ): Promise<Settled | Failure> {
-    const { signal } = ctx;
-    const aborted = (): Failure =>
-      fail('ABORTED_BEFORE_DISPATCH', 'the call was aborted before it was dispatched');
-    const base = {
-      callId: ctx.call.id,
-      name: tool.name,
-      scope: ctx.call.scope,
-      parentId: ctx.call.parentId,
+  /** A dispatched call: the policy stages, then the body. */
+  async #dispatch(call: CallRecord, target: Target, args: unknown): Promise<ToolResult> {
+    const allowed = await decide(
+      {
+        hooks: this.#hooks,
+        approver: this.#approver,
+        approvalTimeoutMs: this.#approvalTimeoutMs,
+        emit: (event) => this.#emit(call, event),
+      },
+      call.hookContext(!this.#hooks.empty),
+      call.stages,
+    );
+    if (!allowed.ok) return this.#finish(call, allowed);
+    call.stages.enter('execute');
+    return this.#finish(call, await this.#body(call, target, args));
+  }
+
+  /**
+   * The execute stage. A transport's body gets a freshly minted parent token, and the transport is
+   * settled (its nested calls released, aborted and awaited) before the outcome is.
+   */
+  async #body(call: CallRecord, target: Target, args: unknown): Promise<Outcome> {
+    const { call: info, tool } = call.hookContext(!this.#hooks.empty);
+    const base: Omit<ToolContext, 'signal'> = {
+      callId: call.id,
+      parentId: call.parentId,
+      scope: call.scope,
     };
-
-    stages.enter('pre-execute');
-    const pre = await this.#hooks.runPre(ctx);
-    if (pre.deny !== undefined)
-      return this.#post(ctx, stages, tool, fail('DENIED', pre.deny, { reason: 'policy' }));
-    if (signal.aborted) return aborted();
-
-    if (pre.ask.length > 0) {
-      stages.enter('approval');
-      const message = pre.ask.filter((m) => m.length > 0).join('\n') || undefined;
-      this.#events.emit({ type: 'approval/asked', time: Date.now(), ...base, message });
-      const askedAt = performance.now();
-      const outcome = await requestApproval(
-        this.#approver,
-        {
-          callId: ctx.call.id,
-          name: tool.name,
-          args: ctx.call.args,
-          scope: ctx.call.scope,
-          parentId: ctx.call.parentId,
-          messages: pre.ask,
-        },
-        signal,
-        this.#approvalTimeoutMs,
-      );
-      this.#events.emit({
-        type: 'approval/decided',
-        time: Date.now(),
-        ...base,
-        outcome,
-        durationMs: performance.now() - askedAt,
-      });
-      if (outcome !== 'allowed-once') {
-        if (signal.aborted)
-          return fail('ABORTED_BEFORE_DISPATCH', 'the call was aborted while awaiting approval', {
-            reason: 'approval-cancelled',
-          });
-        const why = {
-          rejected: 'the approver rejected the call',
-          cancelled: 'the approval was cancelled',
-          unavailable: 'no approval could be obtained (no approver answered)',
-        }[outcome];
-        return this.#post(
-          ctx,
-          stages,
-          tool,
-          fail('DENIED', why, { reason: `approval-${outcome}` }),
-        );
-      }
-    }
-
-    stages.enter('guards');
-    const guard = await this.#hooks.runGuards(ctx);
-    if (guard !== undefined)
-      return this.#post(ctx, stages, tool, fail('DENIED', guard, { reason: 'guard' }));
-    if (signal.aborted) return aborted();
-
-    stages.enter('execute');
-    const transport =
-      tool.name === RUN_CODE
-        ? mintTransport(this.#tokens, this.#maxParallel, ctx.call, signal)
-        : undefined;
-    let settled;
-    try {
-      settled = await runBody({
-        tool,
-        args,
-        toolContext: {
-          callId: ctx.call.id,
-          parentId: ctx.call.parentId,
-          scope: ctx.call.scope,
-          ...(transport ? { parentToken: transport.token } : {}),
-        },
-        hookContext: { call: ctx.call, tool: ctx.tool, args },
+    const run = (
+      signal: AbortSignal,
+      invoke: (signal: AbortSignal) => unknown,
+    ): Promise<BodyOutcome> =>
+      runBody({
+        name: target.tool.name,
+        invoke,
+        hookContext: { call: info, tool, args },
         middleware: this.#hooks.execute,
-        signal: transport ? transport.signal : signal,
-        timeoutMs: tool.timeoutMs ?? this.#defaultTimeoutMs,
+        signal,
+        timeoutMs: target.tool.timeoutMs ?? this.#defaultTimeoutMs,
         abortGraceMs: this.#abortGraceMs,
       });
-    } finally {
-      if (transport) await transport.settle();
-    }
-    let outcome: { value: unknown } | Failure;
-    if (!settled.ok) {
-      outcome = fail(settled.code, settled.message, {
-        details: settled.details,
-      });
+    let body: BodyOutcome;
+    if (target.kind === 'transport') {
+      const transport = mintTransport(this.#tokens, this.#maxParallel, call, call.signal);
+      const parentToken = transport.token;
+      try {
+        body = await run(transport.signal, (signal) =>
+          target.tool.execute(args, { ...base, signal, parentToken }),
+        );
+      } finally {
+        await transport.settle();
+      }
     } else {
-      const value = settled.value === undefined ? null : settled.value;
-      const problem = findJsonProblem(value);
-      const checked = problem ? undefined : tool.validateOutput(value);
-      if (problem)
-        outcome = fail(
-          'INVALID_TOOL_OUTPUT',
-          `${tool.name} returned a value that is not JSON: ${problem.problem} at ${problem.path}`,
-        );
-      else if (checked && !checked.ok) {
-        const where = checked.issues.map((i) => `${i.path}: ${i.message}`).join('; ');
-        outcome = fail(
-          'INVALID_TOOL_OUTPUT',
-          `${tool.name} returned a value that does not match its output schema: ${where}`,
-          { details: { issues: checked.issues } },
-        );
-      } else
-        outcome = {
-          value: checked && checked.ok && checked.value !== undefined ? checked.value : value,
-        };
+      body = await run(call.signal, (signal) => target.tool.execute(args, { ...base, signal }));
     }
+    const outcome = checkOutput(target.tool, body);
     // An abort after the body started replaces only a success.
-    if (signal.aborted && !('error' in outcome))
-      outcome = fail('ABORTED', 'the call was aborted while it ran; its result was discarded');
-    return this.#post(ctx, stages, tool, outcome);
+    return call.signal.aborted && outcome.ok
+      ? failure('ABORTED', 'the call was aborted while it ran; its result was discarded')
+      : outcome;
   }
 
-  async #post(
-    ctx: HookContext,
-    stages: StageTracker,
-    tool: ResolvedTool,
-    outcome: { value: unknown } | Failure,
-  ): Promise<Settled> {
-    stages.enter('post-execute');
+  /** Post-execute and finalize: every call ends here, exactly once. */
+  #finish(call: CallRecord, outcome: Outcome): ToolResult | Promise<ToolResult> {
+    const tool = call.tool;
     const render = (value: JsonValue): ContentBlock[] => {
       try {
-        return toContent(tool.render(value));
+        return toContent(tool ? tool.render(value) : JSON.stringify(value, null, 2));
       } catch {
         return toContent(JSON.stringify(value, null, 2)); // a failing render falls back to JSON text
       }
     };
-    const settled: Settled =
-      'error' in outcome
-        ? { error: outcome.error, content: errorContent(outcome.error) }
-        : { value: outcome.value as JsonValue, content: render(outcome.value as JsonValue) };
-    return this.#hooks.post.length === 0 ? settled : this.#hooks.runPost(ctx, settled, render);
+    const settled: Settled = outcome.ok
+      ? { ok: true, value: outcome.value, content: render(outcome.value), context: [] }
+      : { ok: false, error: outcome.error, content: errorContent(outcome.error), context: [] };
+    // The one rule of post-execute: its hooks see every outcome of a call that reached
+    // pre-execute, except an abort before dispatch (that call never happened).
+    const dispatched = call.stages.reached('pre-execute');
+    if (!dispatched || (!outcome.ok && outcome.error.code === 'ABORTED_BEFORE_DISPATCH'))
+      return this.#finalize(call, settled);
+    call.stages.enter('post-execute');
+    if (!this.#hooks.has('postExecute')) return this.#finalize(call, settled);
+    return this.#hooks
+      .runPost(call.hookContext(true), settled, render)
+      .then((after) => this.#finalize(call, after));
   }
 
-  #finish(
-    r: Settled | Failure | { value: unknown },
-    c: {
-      stages: StageTracker;
-      started: number;
-      id: string;
-      name: string;
-      scope: string;
-      parentId: string | undefined;
-      tool: ResolvedTool | undefined;
-    },
-  ): ToolResult {
-    c.stages.enter('finalize');
-    const toolName = c.tool?.name ?? c.name;
-    const context = 'context' in r ? r.context : undefined;
-    let content: ContentBlock[] =
-      'content' in r
-        ? r.content
-        : 'error' in r
-          ? errorContent(r.error)
-          : toContent(JSON.stringify(r.value, null, 2));
-    if (context && context.length > 0)
+  /** The finalize stage: context appended, finalizers run once, the result and its event. */
+  #finalize(call: CallRecord, settled: Settled): ToolResult {
+    call.stages.enter('finalize');
+    const toolName = call.tool?.name ?? call.name;
+    const { context } = settled;
+    let content = settled.content;
+    if (context.length > 0)
       content = [...content, ...context.map((text): ContentBlock => ({ type: 'text', text }))];
     const summary: OutcomeSummary = {
-      ok: !('error' in r),
-      code: 'error' in r ? r.error.code : undefined,
+      ok: settled.ok,
+      code: settled.ok ? undefined : settled.error.code,
       toolName,
     };
-    for (const finalizer of [c.tool?.finalizeContent, this.#finalize]) {
+    for (const finalizer of [call.tool?.finalizeContent, this.#finalizeContent]) {
       if (!finalizer) continue;
       try {
         const next = finalizer(content, summary);
@@ -487,30 +257,32 @@ export class Executor {
       }
     }
     const meta: ResultMeta = {
-      callId: c.id,
+      callId: call.id,
       toolName,
-      scope: c.scope,
-      parentId: c.parentId,
-      durationMs: performance.now() - c.started,
-      stages: c.stages.visited,
+      scope: call.scope,
+      parentId: call.parentId,
+      durationMs: performance.now() - call.started,
+      stages: call.stages.visited,
     };
-    if (context && context.length > 0) meta.additionalContext = context;
-    const result: ToolResult =
-      'error' in r
-        ? { ok: false, error: r.error, content, meta }
-        : { ok: true, value: r.value as JsonValue, content, meta };
-    this.#events.emit({
+    if (context.length > 0) meta.additionalContext = context;
+    const result: ToolResult = settled.ok
+      ? { ok: true, value: settled.value, content, meta }
+      : { ok: false, error: settled.error, content, meta };
+    this.#emit(call, {
       type: 'tool/result',
-      time: Date.now(),
-      callId: c.id,
-      name: c.name,
-      scope: c.scope,
-      parentId: c.parentId,
       ok: result.ok,
       code: result.ok ? undefined : result.error.code,
       reason: result.ok ? undefined : result.error.reason,
       durationMs: meta.durationMs,
     });
     return result;
+  }
+
+  /** Emits an event of `call` (nothing is built when nobody listens). */
+  #emit(call: CallRecord, event: EventBody): void {
+    if (this.#events.idle) return;
+    const { id: callId, name, scope, parentId } = call;
+    const base = { type: event.type, time: Date.now(), callId, name, scope, parentId };
+    this.#events.emit(Object.assign(base, event)); // `type` first in every record
   }
 }

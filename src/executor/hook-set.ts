@@ -1,159 +1,217 @@
-/** The installed hooks and the waterfalls that run them, each failure contained. */
-import type { Settled } from './executor.js';
-import type { ContentBlock } from '../tools/types.js';
-import { capMessage } from './outcome.js';
+/**
+ * The installed hooks, and one runner that folds every decision-making hook kind (pre-execute,
+ * guards, post-execute) over a state, each hook's failure contained. Execute middleware is an
+ * onion instead (see compose.ts).
+ */
 import { findJsonProblem, type JsonValue } from '../json.js';
+import type { ContentBlock } from '../tools/types.js';
+import { capMessage, errorContent, type Settled } from './outcome.js';
 import type {
   ExecuteMiddleware,
   GuardHook,
   HookContext,
   Hooks,
-  PostExecuteContext,
   PostExecuteHook,
   PreExecuteHook,
 } from './types.js';
 
-const list = <T>(v: T | readonly T[] | undefined): T[] =>
-  v === undefined ? [] : Array.isArray(v) ? [...(v as readonly T[])] : [v as T];
+/** What one hook's decision (or failure) does to the state: go on, or stop with a final state. */
+type Step<S> = { state: S; stop?: boolean };
+
+/**
+ * The one hook runner: calls `hooks` in order, folding each decision into the state with `decide`;
+ * a hook that throws or rejects is handed to `failed`. Stops at the first step that says so.
+ */
+async function fold<H, S>(
+  hooks: readonly H[],
+  initial: S,
+  call: (hook: H, state: S) => unknown,
+  decide: (state: S, decision: unknown) => Step<S>,
+  failed: (state: S, err: unknown) => Step<S>,
+): Promise<S> {
+  let state = initial;
+  for (const hook of hooks) {
+    let step: Step<S>;
+    try {
+      step = decide(state, await call(hook, state));
+    } catch (err) {
+      step = failed(state, err);
+    }
+    state = step.state;
+    if (step.stop) break;
+  }
+  return state;
+}
+
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
+const failedWith = (who: string, err: unknown): string =>
+  `${who} failed: ${capMessage(err instanceof Error ? err.message : String(err))}`;
 
-/** Ordered hook lists. */
+/** The verdict of the pre-execute hooks: a denial, or the messages of the hooks that asked. */
+export interface PreVerdict {
+  deny: string | undefined;
+  ask: string[];
+}
+
+interface Lists {
+  preExecute: readonly PreExecuteHook[];
+  guards: readonly GuardHook[];
+  execute: readonly ExecuteMiddleware[];
+  postExecute: readonly PostExecuteHook[];
+}
+
+/** One kind's hooks as a list. @throws TypeError when one is not a function. */
+function listOf<T>(kind: keyof Lists, v: T | readonly T[] | undefined): readonly T[] {
+  const hooks = v === undefined ? [] : Array.isArray(v) ? (v as readonly T[]) : [v as T];
+  if (hooks.some((h) => typeof h !== 'function'))
+    throw new TypeError(`hooks.${kind}: expected functions`);
+  return [...hooks];
+}
+
+/** Combines two sets of lists kind by kind. */
+function merge(a: Lists, b: Lists, f: <T>(x: readonly T[], y: readonly T[]) => T[]): Lists {
+  return {
+    preExecute: f(a.preExecute, b.preExecute),
+    guards: f(a.guards, b.guards),
+    execute: f(a.execute, b.execute),
+    postExecute: f(a.postExecute, b.postExecute),
+  };
+}
+
+/** Ordered hook lists. Copy-on-write: a call in flight keeps the lists it started with. */
 export class HookSet {
-  pre: PreExecuteHook[] = [];
-  guards: GuardHook[] = [];
-  execute: ExecuteMiddleware[] = [];
-  post: PostExecuteHook[] = [];
+  #lists: Lists = { preExecute: [], guards: [], execute: [], postExecute: [] };
 
+  /** True when no hook of any kind is installed. */
   get empty(): boolean {
-    return this.pre.length + this.guards.length + this.execute.length + this.post.length === 0;
+    const l = this.#lists;
+    return l.preExecute.length + l.guards.length + l.execute.length + l.postExecute.length === 0;
+  }
+
+  /** True when hooks of this kind are installed. */
+  has(kind: keyof Lists): boolean {
+    return this.#lists[kind].length > 0;
+  }
+
+  /** The execute middleware, outermost first. */
+  get execute(): readonly ExecuteMiddleware[] {
+    return this.#lists.execute;
   }
 
   /** Adds hooks; returns the function that removes exactly these. */
   add(hooks: Hooks): () => void {
-    const added = {
-      pre: list(hooks.preExecute),
-      guards: list(hooks.guards),
-      execute: list(hooks.execute),
-      post: list(hooks.postExecute),
+    const added: Lists = {
+      preExecute: listOf('preExecute', hooks.preExecute),
+      guards: listOf('guards', hooks.guards),
+      execute: listOf('execute', hooks.execute),
+      postExecute: listOf('postExecute', hooks.postExecute),
     };
-    for (const [key, fns] of Object.entries(added) as [keyof typeof added, never[]][]) {
-      for (const fn of fns)
-        if (typeof fn !== 'function') throw new TypeError(`hooks.${key}: expected functions`);
-    }
-    // Copy-on-write: a call in flight keeps the lists it started with.
-    this.pre = [...this.pre, ...added.pre];
-    this.guards = [...this.guards, ...added.guards];
-    this.execute = [...this.execute, ...added.execute];
-    this.post = [...this.post, ...added.post];
+    this.#lists = merge(this.#lists, added, (x, y) => [...x, ...y]);
     return () => {
-      this.pre = this.pre.filter((h) => !added.pre.includes(h));
-      this.guards = this.guards.filter((h) => !added.guards.includes(h));
-      this.execute = this.execute.filter((h) => !added.execute.includes(h));
-      this.post = this.post.filter((h) => !added.post.includes(h));
+      this.#lists = merge(this.#lists, added, (x, y) => x.filter((h) => !y.includes(h)));
     };
   }
 
-  /** Runs pre-execute hooks in order: the first deny wins; asks accumulate. A throw denies. */
-  async runPre(ctx: HookContext): Promise<{ deny: string | undefined; ask: string[] }> {
-    const ask: string[] = [];
-    for (const hook of this.pre) {
-      let decision: unknown;
-      try {
-        decision = await hook(ctx);
-      } catch (err) {
-        return {
-          deny: `a pre-execute hook failed: ${capMessage(err instanceof Error ? err.message : String(err))}`,
-          ask,
-        };
-      }
-      if (decision === undefined || decision === null) continue;
-      if (!isObject(decision))
-        return { deny: 'a pre-execute hook returned an invalid decision', ask };
-      if (decision.action === 'allow') continue;
-      if (decision.action === 'deny')
-        return {
-          deny: typeof decision.reason === 'string' ? decision.reason : 'denied by policy',
-          ask,
-        };
-      if (decision.action === 'ask') {
-        ask.push(typeof decision.message === 'string' ? decision.message : '');
-        continue;
-      }
-      return { deny: 'a pre-execute hook returned an invalid decision', ask };
-    }
-    return { deny: undefined, ask };
+  /** Pre-execute: the first deny wins; asks accumulate. A throw or a malformed answer denies. */
+  runPre(ctx: HookContext): Promise<PreVerdict> {
+    const invalid = 'a pre-execute hook returned an invalid decision';
+    return fold<PreExecuteHook, PreVerdict>(
+      this.#lists.preExecute,
+      { deny: undefined, ask: [] },
+      (hook) => hook(ctx),
+      (state, d) => {
+        if (d === undefined || d === null) return { state };
+        if (!isObject(d)) return { state: { ...state, deny: invalid }, stop: true };
+        if (d.action === 'allow') return { state };
+        if (d.action === 'ask') {
+          const message = typeof d.message === 'string' ? d.message : '';
+          return { state: { ...state, ask: [...state.ask, message] } };
+        }
+        const reason = typeof d.reason === 'string' ? d.reason : 'denied by policy';
+        return { state: { ...state, deny: d.action === 'deny' ? reason : invalid }, stop: true };
+      },
+      (state, err) => ({
+        state: { ...state, deny: failedWith('a pre-execute hook', err) },
+        stop: true,
+      }),
+    );
   }
 
-  /** Runs guards in order: the first deny wins. A throw or a malformed answer denies. */
-  async runGuards(ctx: HookContext): Promise<string | undefined> {
-    for (const guard of this.guards) {
-      let decision: unknown;
-      try {
-        decision = await guard(ctx);
-      } catch (err) {
-        return `a guard failed: ${capMessage(err instanceof Error ? err.message : String(err))}`;
-      }
-      if (decision === undefined || decision === null) continue;
-      if (isObject(decision) && decision.action === 'allow') continue;
-      if (isObject(decision) && decision.action === 'deny')
-        return typeof decision.reason === 'string' ? decision.reason : 'denied by a guard';
-      return 'a guard returned an invalid decision';
-    }
-    return undefined;
+  /** Guards: the first deny wins (its reason, or undefined when all allow). A throw or a malformed answer denies. */
+  runGuards(ctx: HookContext): Promise<string | undefined> {
+    return fold<GuardHook, string | undefined>(
+      this.#lists.guards,
+      undefined,
+      (guard) => guard(ctx),
+      (state, d) => {
+        if (d === undefined || d === null || (isObject(d) && d.action === 'allow'))
+          return { state };
+        if (isObject(d) && d.action === 'deny')
+          return {
+            state: typeof d.reason === 'string' ? d.reason : 'denied by a guard',
+            stop: true,
+          };
+        return { state: 'a guard returned an invalid decision', stop: true };
+      },
+      (_state, err) => ({ state: failedWith('a guard', err), stop: true }),
+    );
   }
 
-  /** Runs post-execute hooks in order over the evolving outcome. A throw is contained and ignored. */
-  async runPost(
+  /**
+   * Post-execute: each hook sees the evolving outcome and may replace, block or add context.
+   * Nothing turns a failure into a success. A throw is contained and ignored.
+   */
+  runPost(
     ctx: HookContext,
-    outcome: Settled,
+    settled: Settled,
     render: (value: JsonValue) => ContentBlock[],
   ): Promise<Settled> {
-    let current = outcome;
-    const context: string[] = [...(current.context ?? [])];
-    for (const hook of this.post) {
-      const view: PostExecuteContext = {
-        ...ctx,
-        outcome:
-          'error' in current
-            ? { ok: false, error: current.error, content: current.content }
-            : { ok: true, value: current.value, content: current.content },
-      };
-      let decision: unknown;
-      try {
-        decision = await hook(view);
-      } catch {
-        continue;
-      }
-      if (!isObject(decision)) continue;
-      if (decision.action === 'context' && typeof decision.context === 'string')
-        context.push(decision.context);
-      else if (decision.action === 'block' && !('error' in current)) {
-        const reason =
-          typeof decision.reason === 'string'
-            ? decision.reason
-            : 'the result was blocked by a post-execute hook';
-        current = {
-          error: { code: 'DENIED', message: capMessage(reason), reason: 'blocked' },
-          content: [{ type: 'text', text: `Error DENIED (blocked): ${capMessage(reason)}` }],
-        };
-      } else if (decision.action === 'replace') {
-        const content = decision.content;
-        const nextContent: ContentBlock[] | undefined =
-          typeof content === 'string'
-            ? [{ type: 'text', text: content }]
-            : Array.isArray(content)
-              ? (content as ContentBlock[])
-              : undefined;
-        if ('error' in current) {
-          // Nothing later turns a failure into a success: only the content of a failure can change.
-          if (nextContent) current = { ...current, content: nextContent };
-        } else {
-          const replaced = 'value' in decision && findJsonProblem(decision.value) === undefined;
-          const value = replaced ? (decision.value as JsonValue) : current.value;
-          current = { value, content: nextContent ?? (replaced ? render(value) : current.content) };
-        }
-      }
-    }
-    return context.length > 0 ? { ...current, context } : current;
+    return fold<PostExecuteHook, Settled>(
+      this.#lists.postExecute,
+      settled,
+      (hook, current) =>
+        hook({
+          ...ctx,
+          outcome: current.ok
+            ? { ok: true, value: current.value, content: current.content }
+            : { ok: false, error: current.error, content: current.content },
+        }),
+      (current, d) => ({ state: isObject(d) ? applyPost(current, d, render) : current }),
+      (current) => ({ state: current }),
+    );
   }
+}
+
+/** One post-execute decision applied to the outcome. */
+function applyPost(
+  current: Settled,
+  d: Record<string, unknown>,
+  render: (value: JsonValue) => ContentBlock[],
+): Settled {
+  if (d.action === 'context' && typeof d.context === 'string')
+    return { ...current, context: [...current.context, d.context] };
+  if (d.action === 'block' && current.ok) {
+    const reason = capMessage(
+      typeof d.reason === 'string' ? d.reason : 'the result was blocked by a post-execute hook',
+    );
+    const error = { code: 'DENIED', message: reason, reason: 'blocked' } as const;
+    return { ok: false, error, content: errorContent(error), context: current.context };
+  }
+  if (d.action !== 'replace') return current;
+  const content: ContentBlock[] | undefined =
+    typeof d.content === 'string'
+      ? [{ type: 'text', text: d.content }]
+      : Array.isArray(d.content)
+        ? (d.content as ContentBlock[])
+        : undefined;
+  // Only the content of a failure can change.
+  if (!current.ok) return content ? { ...current, content } : current;
+  const replaced = 'value' in d && findJsonProblem(d.value) === undefined;
+  const value = replaced ? (d.value as JsonValue) : current.value;
+  return {
+    ok: true,
+    value,
+    content: content ?? (replaced ? render(value) : current.content),
+    context: current.context,
+  };
 }

@@ -1,8 +1,42 @@
-/** Building results: model-facing content for values and errors, and the stage-order check. */
+/**
+ * Outcomes: what each stage returns, errors as data, model-facing content, and the stage-order
+ * check.
+ */
 import { IsocodeError, isIsocodeError, type ErrorCode } from '../errors.js';
-import { findJsonProblem } from '../json.js';
+import { findJsonProblem, type JsonValue } from '../json.js';
 import type { ContentBlock } from '../tools/types.js';
 import { STAGES, type DenyReason, type Stage, type ToolErrorInfo } from './types.js';
+
+/** What a stage returns: go on with a value, or stop the call with an error. */
+export type StageOutcome<T> = { ok: true; value: T } | { ok: false; error: ToolErrorInfo };
+
+/** A call's outcome before rendering. */
+export type Outcome = StageOutcome<JsonValue>;
+
+/** An outcome after post-execute: content rendered, context gathered. */
+export type Settled = Outcome & { content: ContentBlock[]; context: string[] };
+
+/** A stage's refusal. */
+export function failure(
+  code: ErrorCode,
+  message: string,
+  extra?: Parameters<typeof errorInfo>[2],
+): { ok: false; error: ToolErrorInfo } {
+  return { ok: false, error: errorInfo(code, message, extra) };
+}
+
+/** A deep-frozen copy of a JSON value: what hooks and listeners see of a call's arguments. */
+export function frozenCopy(value: JsonValue): JsonValue {
+  return deepFreeze(structuredClone(value));
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
 
 /** Tool-body error codes a body may raise itself (as an IsocodeError); anything else is TOOL_ERROR. */
 const BODY_CODES = new Set<ErrorCode>([
@@ -60,7 +94,7 @@ export function toContent(rendered: string | ContentBlock[]): ContentBlock[] {
 }
 
 /** An error as data. */
-export function errorInfo(
+function errorInfo(
   code: ErrorCode,
   message: string,
   extra: { reason?: DenyReason | undefined; details?: Record<string, unknown> | undefined } = {},
@@ -76,6 +110,11 @@ export class StageTracker {
   readonly visited: Stage[] = [];
   #index = -1;
 
+  /** True once the call has entered `stage` (or a later one). */
+  reached(stage: Stage): boolean {
+    return this.#index >= STAGES.indexOf(stage);
+  }
+
   enter(stage: Stage): void {
     const i = STAGES.indexOf(stage);
     if (i <= this.#index) {
@@ -87,12 +126,4 @@ export class StageTracker {
     this.#index = i;
     this.visited.push(stage);
   }
-}
-
-/** How a tool name is reached from a run_code program (for messages). */
-export function bindingExpression(name: string): string {
-  const ident = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-  return name.split('.').every((s) => ident.test(s))
-    ? `tools.${name}`
-    : `tools[${JSON.stringify(name)}]`;
 }

@@ -1,85 +1,81 @@
 /**
- * The nested-call scheduler of one parent execution. Calls start in submission order.
- * Concurrency-safe calls overlap up to a cap; any other call is exclusive: it waits for running
- * calls, runs alone, and holds later calls back.
+ * The nested-call scheduler of one parent execution, on p-queue. Calls start in submission order
+ * (p-queue is FIFO). Concurrency-safe calls overlap up to a cap (the queue's concurrency); any
+ * other call is exclusive: when its turn comes it lowers the queue's concurrency to 1 (holding
+ * later calls back), waits until it is the queue's only pending call, runs, then restores the cap.
  */
+import PQueue from 'p-queue';
 
-/** Releases a slot. */
-export type Release = () => void;
+/** What {@link NestedScheduler.run} resolves to when the call never ran. */
+export const NOT_RUN: unique symbol = Symbol('not run');
 
-interface Waiter {
-  safe: boolean;
-  resolve: (release: Release | undefined) => void;
-}
-
-/** Thrown-free scheduler: `acquire` resolves to a release function, or undefined when closed. */
+/** Schedules the nested calls of one run_code execution. */
 export class NestedScheduler {
   readonly #cap: number;
-  readonly #queue: Waiter[] = [];
-  #running = 0;
-  #exclusive = false;
-  #closed = false;
+  readonly #queue: PQueue;
+  /** Queue-time signals for `add`, reused: one that never aborted has no listener left once its call settled. */
+  readonly #gates: AbortController[] = [];
 
-  constructor(maxParallel: number) {
+  /** @param maxParallel how many concurrency-safe calls may overlap @default 10 */
+  constructor(maxParallel = 10) {
     this.#cap = Math.max(1, Math.floor(maxParallel));
+    this.#queue = new PQueue({ concurrency: this.#cap });
   }
 
-  /** Waits for a slot. Resolves undefined when the scheduler closes (or `signal` aborts) first. */
-  acquire(safe: boolean, signal: AbortSignal): Promise<Release | undefined> {
-    if (this.#closed || signal.aborted) return Promise.resolve(undefined);
-    return new Promise((resolve) => {
-      const waiter: Waiter = {
-        safe,
-        resolve: (release) => {
-          signal.removeEventListener('abort', onAbort);
-          resolve(release);
-        },
-      };
-      const onAbort = (): void => {
-        const i = this.#queue.indexOf(waiter);
-        if (i >= 0) {
-          this.#queue.splice(i, 1);
-          waiter.resolve(undefined);
-          this.#pump();
-        }
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.#queue.push(waiter);
-      this.#pump();
-    });
+  /**
+   * Runs `work` when its turn comes. Resolves {@link NOT_RUN} when `signal` aborts before it
+   * starts (the call is released without running); once started, `work` is awaited to the end:
+   * its slot is held until it settles, whatever the signal does.
+   */
+  run<T>(safe: boolean, signal: AbortSignal, work: () => Promise<T>): Promise<T | typeof NOT_RUN> {
+    if (signal.aborted) return Promise.resolve(NOT_RUN);
+    const queue = this.#queue;
+    const start = (): Promise<T | typeof NOT_RUN> => (safe ? work() : this.#alone(signal, work));
+    // A call with a free slot and nobody ahead starts inside `add`: it needs no queue-time signal.
+    if (queue.size === 0 && queue.pending < queue.concurrency) return queue.add(start);
+    return this.#waiting(signal, start);
   }
 
-  /** Rejects every waiting call (they resolve undefined); running calls keep their slots. */
-  close(): void {
-    this.#closed = true;
-    for (const w of this.#queue.splice(0)) w.resolve(undefined);
+  /**
+   * A call that has to wait. p-queue's signal removes a queued task on abort. The one it gets
+   * follows `signal` only while the call is queued: p-queue would also free a running task's slot
+   * on abort, and a started call keeps its slot until its body has settled.
+   */
+  async #waiting<T>(
+    signal: AbortSignal,
+    start: () => Promise<T | typeof NOT_RUN>,
+  ): Promise<T | typeof NOT_RUN> {
+    const gate = this.#gates.pop() ?? new AbortController();
+    const onAbort = (): void => gate.abort(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    let started = false;
+    const task = (): Promise<T | typeof NOT_RUN> => {
+      started = true;
+      signal.removeEventListener('abort', onAbort);
+      return start();
+    };
+    try {
+      return await this.#queue.add(task, { signal: gate.signal });
+    } catch (err) {
+      if (started) throw err;
+      return NOT_RUN; // aborted while queued
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      // p-queue removed its listeners before this continuation ran; an aborted gate is spent.
+      if (!gate.signal.aborted) this.#gates.push(gate);
+    }
   }
 
-  get running(): number {
-    return this.#running;
-  }
-
-  get waiting(): number {
-    return this.#queue.length;
-  }
-
-  #pump(): void {
-    for (;;) {
-      const head = this.#queue[0];
-      if (!head) return;
-      if (this.#exclusive) return;
-      if (head.safe ? this.#running >= this.#cap : this.#running > 0) return;
-      this.#queue.shift();
-      this.#running++;
-      if (!head.safe) this.#exclusive = true;
-      let released = false;
-      head.resolve(() => {
-        if (released) return;
-        released = true;
-        this.#running--;
-        if (!head.safe) this.#exclusive = false;
-        this.#pump();
-      });
+  /** An exclusive call's turn: hold later calls back, let running ones finish, run alone. */
+  async #alone<T>(signal: AbortSignal, work: () => Promise<T>): Promise<T | typeof NOT_RUN> {
+    const queue = this.#queue;
+    queue.concurrency = 1;
+    try {
+      // p-queue counts this call as pending too; it emits "next" as each other call settles.
+      while (queue.pending > 1) await new Promise((resolve) => queue.once('next', resolve));
+      return signal.aborted ? NOT_RUN : await work();
+    } finally {
+      queue.concurrency = this.#cap;
     }
   }
 }

@@ -3,11 +3,8 @@
  * is accepted only with a token this executor minted for an execution that has not settled.
  */
 import { randomBytes } from 'node:crypto';
+import type { ParentToken } from '../tools/types.js';
 import type { NestedScheduler } from './scheduler.js';
-
-declare const brand: unique symbol;
-/** An opaque, unguessable capability string. */
-export type ParentToken = string & { readonly [brand]: 'ParentToken' };
 
 /** What a live token stands for. */
 export interface ParentEntry {

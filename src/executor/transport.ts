@@ -3,9 +3,9 @@
  * scheduler, and what happens when it settles.
  */
 import { setMaxListeners } from 'node:events';
+import type { ParentToken } from '../tools/types.js';
 import { NestedScheduler } from './scheduler.js';
-import type { ParentEntry, ParentToken, TokenTable } from './tokens.js';
-import type { CallInfo } from './types.js';
+import type { ParentEntry, TokenTable } from './tokens.js';
 
 /** A live transport execution. */
 export interface TransportRun {
@@ -13,8 +13,9 @@ export interface TransportRun {
   /** Aborted when the caller aborts or the execution settles; nested calls listen on it. */
   signal: AbortSignal;
   /**
-   * Expires the token (no new nested call is accepted), releases queued nested calls without running
-   * them, aborts running ones, and resolves once all of them have settled.
+   * Expires the token (no new nested call is accepted), then aborts the run's signal: queued nested
+   * calls are released without running, running ones get the abort. Resolves once all of them have
+   * settled.
    */
   settle(): Promise<void>;
 }
@@ -23,7 +24,7 @@ export interface TransportRun {
 export function mintTransport(
   tokens: TokenTable,
   maxParallel: number,
-  call: CallInfo,
+  call: { readonly id: string; readonly scope: string },
   signal: AbortSignal,
 ): TransportRun {
   const run = new AbortController();
@@ -46,7 +47,6 @@ export function mintTransport(
     settle: async () => {
       tokens.expire(token);
       signal.removeEventListener('abort', onAbort);
-      entry.scheduler.close();
       if (!run.signal.aborted) run.abort(new Error('the run_code execution settled'));
       await Promise.allSettled([...entry.inFlight]);
     },

@@ -1,8 +1,7 @@
 /** The executor's public types: calls, results, hooks and their decisions. */
 import type { ErrorCode } from '../errors.js';
 import type { JsonValue } from '../json.js';
-import type { ContentBlock, PresentationMode } from '../tools/types.js';
-import type { ParentToken } from './tokens.js';
+import type { ContentBlock, ParentToken, PresentationMode } from '../tools/types.js';
 
 /** A tool call as a model (or a run_code program) makes it. */
 export interface ToolCall {
@@ -47,8 +46,8 @@ export const STAGES = [
   'validate',
   'schedule',
   'pre-execute',
-  'approval',
   'guards',
+  'approval',
   'execute',
   'post-execute',
   'finalize',
@@ -100,14 +99,17 @@ export type PreExecuteDecision =
   | { action: 'deny'; reason?: string | undefined }
   | { action: 'ask'; message?: string | undefined };
 
-/** Runs before approval; may allow, deny or ask. A throw is contained as a denial. */
+/** Runs first; may allow, deny or ask. A throw is contained as a denial. */
 export type PreExecuteHook = (ctx: HookContext) => PreExecuteDecision | Promise<PreExecuteDecision>;
 
 /** A guard's decision: guards can only deny. */
 export type GuardDecision =
   undefined | void | { action: 'allow' } | { action: 'deny'; reason?: string | undefined };
 
-/** Runs after approval; can only deny. A throw is contained as a denial. */
+/**
+ * Runs after pre-execute and before approval: guards can only deny, so a call a guard refuses never
+ * reaches the approver. A throw is contained as a denial.
+ */
 export type GuardHook = (ctx: HookContext) => GuardDecision | Promise<GuardDecision>;
 
 /** What the body (and the execute chain around it) produces. */

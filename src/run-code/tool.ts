@@ -1,9 +1,9 @@
 /** The run_code tool: registered by the runtime under the reserved name; it goes through the executor like any call. */
 import { z } from 'zod';
-import type { Executor, TransportToolContext } from '../executor/executor.js';
+import type { Executor } from '../executor/executor.js';
 import { RUN_CODE } from '../tools/names.js';
-import { resolveTool, type ResolvedTool } from '../tools/resolve-tool.js';
-import type { ToolContext } from '../tools/types.js';
+import { resolveTransport, type ResolvedTool } from '../tools/resolve-tool.js';
+import type { TransportContext } from '../tools/types.js';
 import { renderRunValue } from './render.js';
 import type { CodeRunner, RunCodeValue, RunProgressEvent, ScopeSdk } from './types.js';
 
@@ -24,8 +24,8 @@ export interface RunCodeToolOptions {
 const DESCRIPTION =
   "Runs a TypeScript program against the typed SDK of this scope's tools. The program is the body of an async function: use await, call tools through the `tools` object, and `return` a JSON value.";
 
-/** Builds the run_code tool. */
-export function createRunCodeTool(options: RunCodeToolOptions): ResolvedTool {
+/** Builds the run_code tool: the transport, whose body receives its parent token in its context. */
+export function createRunCodeTool(options: RunCodeToolOptions): ResolvedTool<TransportContext> {
   const maxCode = options.maxCodeChars ?? 100_000;
   const input = z.object({
     code: z
@@ -40,31 +40,28 @@ export function createRunCodeTool(options: RunCodeToolOptions): ResolvedTool {
         'description must not be blank: give the program a short title',
       ),
   });
-  return resolveTool(
-    {
-      name: RUN_CODE,
-      description: DESCRIPTION,
-      input,
-      timeoutMs: options.timeoutMs ?? 120_000,
-      isConcurrencySafe: false,
-      execute: (args: z.infer<typeof input>, ctx: ToolContext): Promise<RunCodeValue> => {
-        const { parentToken, scope, callId, signal } = ctx as TransportToolContext;
-        return options.runner.run(args, {
-          scope,
-          callId,
-          signal,
-          parentToken,
-          dispatch: (name, callArgs, callSignal) =>
-            options.executor.execute(
-              { name, args: callArgs },
-              { scope, parent: parentToken, signal: callSignal },
-            ),
-          emit: (event) => options.onProgress?.(callId, event),
-          sdk: () => options.sdkFor(scope),
-        });
-      },
-      render: (value: RunCodeValue) => renderRunValue(value),
+  return resolveTransport({
+    name: RUN_CODE,
+    description: DESCRIPTION,
+    input,
+    timeoutMs: options.timeoutMs ?? 120_000,
+    isConcurrencySafe: false,
+    execute: (args: z.infer<typeof input>, ctx: TransportContext): Promise<RunCodeValue> => {
+      const { parentToken, scope, callId, signal } = ctx;
+      return options.runner.run(args, {
+        scope,
+        callId,
+        signal,
+        parentToken,
+        dispatch: (name, callArgs, callSignal) =>
+          options.executor.execute(
+            { name, args: callArgs },
+            { scope, parent: parentToken, signal: callSignal },
+          ),
+        emit: (event) => options.onProgress?.(callId, event),
+        sdk: () => options.sdkFor(scope),
+      });
     },
-    { allowReservedName: true },
-  );
+    render: (value: RunCodeValue) => renderRunValue(value),
+  });
 }

@@ -1,7 +1,7 @@
 /** The run_code tool's value, failure details and the runner seam. */
 import type { ErrorCode } from '../errors.js';
 import type { ToolResult } from '../executor/types.js';
-import type { ParentToken } from '../executor/tokens.js';
+import type { ParentToken } from '../tools/types.js';
 import type { JsonValue } from '../json.js';
 
 /** One captured console line. */

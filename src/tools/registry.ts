@@ -3,16 +3,22 @@
  * execution-path resolution that enforces the code-mode collapse.
  */
 import { IsocodeError } from '../errors.js';
+import { sdkBindings } from '../sdk/bindings.js';
 import { RUN_CODE } from './names.js';
 import { resolveTool, toToolSchema, type ResolvedTool } from './resolve-tool.js';
 import { compileScope, DEFAULT_SCOPE, type CompiledScope, type ScopeConfig } from './scopes.js';
-import type { PresentationMode, ToolSchema } from './types.js';
+import type { PresentationMode, ToolSchema, TransportContext } from './types.js';
 
-/** How a name resolves for execution in a scope. */
+/** How a name resolves for execution in a scope: what kind of thing was named, and what it is. */
 export type Resolution =
   | { kind: 'tool'; tool: ResolvedTool }
-  /** A visible native tool named model-direct under `code`: denied as UNKNOWN_TOOL. */
-  | { kind: 'collapsed'; tool: ResolvedTool }
+  /** The code-mode transport (run_code): its body receives a parent token for nested calls. */
+  | { kind: 'transport'; tool: ResolvedTool<TransportContext> }
+  /**
+   * A visible native tool named model-direct under `code`: denied as UNKNOWN_TOOL. `route` is its
+   * binding path in the scope's SDK (`["fs", "read-file"]`), for the message that names it.
+   */
+  | { kind: 'collapsed'; tool: ResolvedTool; route: readonly string[] }
   /** `run_code` named from inside a run_code program. */
   | { kind: 'recursion' }
   | { kind: 'unknown' };
@@ -22,7 +28,8 @@ export class ToolRegistry {
   readonly #tools = new Map<string, ResolvedTool>();
   readonly #scopes = new Map<string, CompiledScope>();
   readonly #visible = new Map<string, Map<string, ResolvedTool>>();
-  #transport: ResolvedTool | undefined;
+  readonly #routes = new Map<string, ReadonlyMap<string, readonly string[]>>();
+  #transport: ResolvedTool<TransportContext> | undefined;
   #version = 0;
 
   /** Increases whenever tools or scopes change (for caches of derived data such as SDKs). */
@@ -50,8 +57,7 @@ export class ToolRegistry {
       resolved.push(tool);
     }
     for (const tool of resolved) this.#tools.set(tool.name, tool);
-    this.#visible.clear();
-    this.#version++;
+    this.#changed();
   }
 
   /**
@@ -73,20 +79,21 @@ export class ToolRegistry {
     }
     for (const name of removed) this.#tools.delete(name);
     for (const tool of resolved) this.#tools.set(tool.name, tool);
+    this.#changed();
+  }
+
+  /** Derived per-scope data (visibility, routes) is stale: drop it and bump the version. */
+  #changed(): void {
     this.#visible.clear();
+    this.#routes.clear();
     this.#version++;
   }
 
   /** Installs the code-mode transport under the reserved name (done by the runtime itself). */
-  setTransport(tool: ResolvedTool): void {
+  setTransport(tool: ResolvedTool<TransportContext>): void {
     if (tool.name !== RUN_CODE)
       throw new IsocodeError('INTERNAL_ERROR', `the transport must be named ${RUN_CODE}`);
     this.#transport = tool;
-  }
-
-  /** True when a code-mode transport is installed. */
-  get hasTransport(): boolean {
-    return this.#transport !== undefined;
   }
 
   /**
@@ -104,8 +111,29 @@ export class ToolRegistry {
       p = parent.parent;
     }
     this.#scopes.set(id, scope);
-    this.#visible.clear();
-    this.#version++;
+    this.#changed();
+  }
+
+  /**
+   * Declares several scopes at once, in dependency order: "default" first, then each scope after its
+   * parent, whatever the order of `scopes` (an object lists children before parents as readily).
+   * @throws IsocodeError INVALID_SCOPE as {@link defineScope} does (an unknown parent, a cycle).
+   */
+  defineScopes(scopes: Record<string, ScopeConfig>): void {
+    const pending = new Map(Object.entries(scopes));
+    const root = pending.get(DEFAULT_SCOPE);
+    if (root) this.defineScope(DEFAULT_SCOPE, root);
+    pending.delete(DEFAULT_SCOPE);
+    while (pending.size > 0) {
+      // A scope is ready when its parent is declared or is not among the pending ones (then
+      // defineScope reports the unknown parent); with none ready (a cycle), the first one reports it.
+      const ready = [...pending].find(
+        ([, c]) => c.parent === undefined || this.hasScope(c.parent) || !pending.has(c.parent),
+      );
+      const [id, config] = ready ?? [...pending][0]!;
+      this.defineScope(id, config);
+      pending.delete(id);
+    }
   }
 
   /** True when the scope is declared. */
@@ -177,12 +205,24 @@ export class ToolRegistry {
     if (name === RUN_CODE) {
       if (nested) return { kind: 'recursion' };
       return this.#transport && mode !== 'native'
-        ? { kind: 'tool', tool: this.#transport }
+        ? { kind: 'transport', tool: this.#transport }
         : { kind: 'unknown' };
     }
     const tool = this.visible(scope).get(name); // a Map: no prototype names can resolve
     if (!tool) return { kind: 'unknown' };
-    if (!nested && mode === 'code') return { kind: 'collapsed', tool };
+    if (!nested && mode === 'code')
+      return { kind: 'collapsed', tool, route: this.#route(scope, name) };
     return { kind: 'tool', tool };
+  }
+
+  /** The binding path of a visible tool, from the same `sdkBindings` over the same names as the scope's SDK. */
+  #route(scope: string, name: string): readonly string[] {
+    let routes = this.#routes.get(scope);
+    if (!routes) {
+      const bindings = sdkBindings([...this.visible(scope).keys()]);
+      routes = new Map(bindings.map((b) => [b.tool, b.path]));
+      this.#routes.set(scope, routes);
+    }
+    return routes.get(name) ?? [name];
   }
 }

@@ -9,17 +9,22 @@ import type {
   ToolContext,
   ToolDefinition,
   ToolSchema,
+  TransportContext,
 } from './types.js';
 
-/** A registered tool, validated and ready for the executor. */
-export interface ResolvedTool {
+/**
+ * A registered tool, validated and ready for the executor. `C` is the context its body receives:
+ * a {@link ToolContext}, or a {@link TransportContext} for the transport. `ResolvedTool<never>`
+ * is any resolved tool (its body cannot be called through that type).
+ */
+export interface ResolvedTool<C extends ToolContext = ToolContext> {
   readonly name: string;
   readonly description: string;
   readonly inputSchema: JsonSchema;
   readonly outputSchema: JsonSchema | undefined;
   validateInput(value: unknown): Validation;
   validateOutput(value: unknown): Validation;
-  execute(args: unknown, ctx: ToolContext): unknown;
+  readonly execute: (args: unknown, ctx: C) => unknown;
   isConcurrencySafe(args: unknown): boolean;
   readonly timeoutMs: number | undefined;
   render(value: unknown): string | ContentBlock[];
@@ -27,10 +32,13 @@ export interface ResolvedTool {
     ((content: ContentBlock[], outcome: OutcomeSummary) => ContentBlock[]) | undefined;
 }
 
+/** Any resolved tool, a transport included. */
+export type AnyTool = ResolvedTool<never>;
+
 const NO_OUTPUT_SCHEMA: Validation = { ok: true, value: undefined };
 
 /** The default rendering: a string as is, anything else as pretty-printed JSON. */
-export function defaultRender(value: unknown): string {
+function defaultRender(value: unknown): string {
   if (typeof value === 'string') return value;
   return JSON.stringify(value, null, 2) ?? 'null';
 }
@@ -39,18 +47,33 @@ export function defaultRender(value: unknown): string {
  * Validates and normalises a tool definition.
  * @throws IsocodeError INVALID_TOOL_DEFINITION naming the tool and the bad field.
  */
-export function resolveTool(
+export function resolveTool(definition: unknown): ResolvedTool {
+  return resolve<ToolContext>(definition, false);
+}
+
+/**
+ * Validates the transport's definition (run_code): it carries the reserved name, and its body
+ * receives a {@link TransportContext}.
+ * @throws IsocodeError INVALID_TOOL_DEFINITION naming the bad field.
+ */
+export function resolveTransport<Args, Result>(
+  definition: ToolDefinition<Args, Result, TransportContext>,
+): ResolvedTool<TransportContext> {
+  return resolve<TransportContext>(definition, true);
+}
+
+function resolve<C extends ToolContext>(
   definition: unknown,
-  options: { allowReservedName?: boolean } = {},
-): ResolvedTool {
+  reservedName: boolean,
+): ResolvedTool<C> {
   if (typeof definition !== 'object' || definition === null) {
     throw new IsocodeError(
       'INVALID_TOOL_DEFINITION',
       'a tool must be an object with name, description, input and execute',
     );
   }
-  const def = definition as Partial<ToolDefinition>;
-  if (!options.allowReservedName) assertRegistrableName(def.name);
+  const def = definition as Partial<ToolDefinition<unknown, unknown, C>>;
+  if (!reservedName) assertRegistrableName(def.name);
   const name = def.name as string;
   const where = `tool "${name}"`;
   if (typeof def.description !== 'string') {
@@ -113,7 +136,7 @@ export function resolveTool(
 }
 
 /** The catalog entry of a resolved tool. */
-export function toToolSchema(tool: ResolvedTool): ToolSchema {
+export function toToolSchema(tool: AnyTool): ToolSchema {
   return tool.outputSchema === undefined
     ? { name: tool.name, description: tool.description, inputSchema: tool.inputSchema }
     : {

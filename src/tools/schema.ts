@@ -15,6 +15,11 @@ export interface ValidationIssue {
   message: string;
 }
 
+/** Issues in one line, for messages: `$.a: expected string; $.b: required`. */
+export function formatIssues(issues: readonly ValidationIssue[]): string {
+  return issues.map((i) => `${i.path}: ${i.message}`).join('; ');
+}
+
 /** The outcome of validating a value. */
 export type Validation = { ok: true; value: unknown } | { ok: false; issues: ValidationIssue[] };
 

@@ -30,6 +30,19 @@ export interface ToolContext {
   readonly scope: string;
 }
 
+declare const brand: unique symbol;
+/** An opaque, unguessable capability string the executor mints for one live transport execution. */
+export type ParentToken = string & { readonly [brand]: 'ParentToken' };
+
+/**
+ * What a transport's body (run_code) receives: the usual context and the parent token that its
+ * nested calls must carry. The executor builds it when name resolution says "transport".
+ */
+export interface TransportContext extends ToolContext {
+  /** The capability of this execution's nested calls. Expires when the execution settles. */
+  readonly parentToken: ParentToken;
+}
+
 /** A function type whose parameters are checked bivariantly, so typed tools fit `ToolDefinition[]`. */
 export type Bivariant<F extends (...args: never[]) => unknown> = {
   bivarianceHack(...args: Parameters<F>): ReturnType<F>;
@@ -39,7 +52,11 @@ export type Bivariant<F extends (...args: never[]) => unknown> = {
  * A tool definition. `defineTool` is a typed helper; a plain object of this shape is accepted
  * wherever a tool is.
  */
-export interface ToolDefinition<Args = unknown, Result = unknown> {
+export interface ToolDefinition<
+  Args = unknown,
+  Result = unknown,
+  Ctx extends ToolContext = ToolContext,
+> {
   /** Letters, digits, `_`, `-` and `.`; 1–64 characters; `run_code` is reserved. */
   name: string;
   /** What the tool does, for the model. */
@@ -49,7 +66,7 @@ export interface ToolDefinition<Args = unknown, Result = unknown> {
   /** The output schema; the body's value is checked against it (INVALID_TOOL_OUTPUT). */
   output?: SchemaLike | undefined;
   /** The body. Its value must be JSON. */
-  execute(args: Args, ctx: ToolContext): Result | Promise<Result>;
+  execute(args: Args, ctx: Ctx): Result | Promise<Result>;
   /**
    * Whether a call with these arguments may overlap other concurrency-safe calls of the same
    * run_code program.

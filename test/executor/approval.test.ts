@@ -5,7 +5,7 @@ import {
   type Approver,
   type ExecutorEvent,
 } from '../../src/index.js';
-import { deferred, echo, recorder } from './fixtures.js';
+import { codeRuntime, deferred, echo, recorder, run } from './fixtures.js';
 
 const ask = { preExecute: () => ({ action: 'ask' as const, message: 'may I?' }) };
 
@@ -132,15 +132,18 @@ describe('the approval seam', () => {
     expect(r.seen).toEqual([]);
   });
 
-  it('a guard denies after approval, and nothing turns the denial back into an allow', async () => {
+  it('a guard denies before approval: the approver is never asked, and nothing turns the denial back into an allow', async () => {
+    const asked: string[] = [];
+    const events: ExecutorEvent[] = [];
     const rt = await createRuntime({
       tools: [echo],
       hooks: {
-        preExecute: () => ({ action: 'ask' }),
+        preExecute: () => ({ action: 'ask', message: 'write?' }),
         guards: [() => ({ action: 'deny', reason: 'guarded' }), () => ({ action: 'allow' })],
         postExecute: () => ({ action: 'replace', value: { text: 'sneaky' } }),
       },
-      approver: () => 'allowed-once',
+      approver: (req) => (asked.push(req.name), 'allowed-once'),
+      onEvent: (e) => void events.push(e),
     });
     const res = await rt.execute({ name: 'echo', args: { text: 'a' } });
     expect(!res.ok && res.error).toMatchObject({
@@ -148,14 +151,62 @@ describe('the approval seam', () => {
       reason: 'guard',
       message: 'guarded',
     });
+    expect(asked).toEqual([]);
+    expect(events.map((e) => e.type)).toEqual(['tool/call', 'tool/result']);
     expect(res.meta.stages).toEqual([
       'create',
       'validate',
       'pre-execute',
-      'approval',
       'guards',
       'post-execute',
       'finalize',
     ]);
+  });
+
+  it('a call the guards allow still asks the approver, after them', async () => {
+    const order: string[] = [];
+    const rt = await createRuntime({
+      tools: [echo],
+      hooks: {
+        preExecute: () => (order.push('pre'), { action: 'ask' }),
+        guards: () => void order.push('guard'),
+      },
+      approver: () => (order.push('approver'), 'rejected'),
+    });
+    const res = await rt.execute({ name: 'echo', args: { text: 'a' } });
+    expect(!res.ok && res.error).toMatchObject({ code: 'DENIED', reason: 'approval-rejected' });
+    expect(order).toEqual(['pre', 'guard', 'approver']);
+    expect(res.meta.stages).toEqual([
+      'create',
+      'validate',
+      'pre-execute',
+      'guards',
+      'approval',
+      'post-execute',
+      'finalize',
+    ]);
+  });
+
+  it('a guard refuses a nested call before its approval too', async () => {
+    let asked = 0;
+    const rt = await codeRuntime(
+      async (api) => {
+        const r = await api.call('fs.write', { path: '/etc/passwd' });
+        return r.ok ? 'wrote' : (r.error.reason ?? null);
+      },
+      undefined,
+      {
+        hooks: {
+          preExecute: (ctx) => (ctx.call.name === 'fs.write' ? { action: 'ask' } : undefined),
+          guards: (ctx) =>
+            ctx.call.name === 'fs.write' ? { action: 'deny', reason: 'read-only' } : undefined,
+        },
+        approver: () => (asked++, 'allowed-once'),
+      },
+    );
+    const res = await rt.execute(run());
+    expect(res.ok && res.value).toMatchObject({ result: 'guard' });
+    expect(asked).toBe(0);
+    await rt.close();
   });
 });

@@ -40,6 +40,37 @@ describe('the code-mode collapse is enforced by the executor', () => {
     await rt.close();
   });
 
+  it.each([
+    ['a hyphenated name', ['get-user'], 'get-user', 'tools["get-user"]', ['get-user']],
+    [
+      'a dotted-hyphenated name',
+      ['fs.read-file'],
+      'fs.read-file',
+      'tools.fs["read-file"]',
+      ['fs', 'read-file'],
+    ],
+    ['a dotted name', ['fs.read_file'], 'fs.read_file', 'tools.fs.read_file', ['fs', 'read_file']],
+    [
+      'a name under a tool of its prefix',
+      ['kv', 'kv.get'],
+      'kv.get',
+      'tools["kv.get"]',
+      ['kv.get'],
+    ],
+  ])(
+    'the refusal of %s names the route exactly as the SDK binds it',
+    async (_what, names, called, route, path) => {
+      const tools = names.map((name) => ({ ...echo, name }));
+      const rt = await codeRuntime(() => null, tools);
+      const res = await rt.execute({ name: called, args: { text: 'x' } });
+      expect(!res.ok && res.error.code).toBe('UNKNOWN_TOOL');
+      expect(!res.ok && res.error.message).toContain(` as ${route}(...).`);
+      // The SDK the program is given binds the tool at the same path.
+      expect(rt.sdk().bindings.find((b) => b.tool === called)?.path).toEqual(path);
+      await rt.close();
+    },
+  );
+
   it('the same tool succeeds as a nested call carrying a valid parent token', async () => {
     let inner: ToolResult | undefined;
     const rt = await codeRuntime(async (api) => {

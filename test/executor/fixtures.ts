@@ -62,3 +62,30 @@ export const run = (description = 'test run') => ({
   name: 'run_code',
   args: { code: 'return 1', description },
 });
+
+/**
+ * Tools that record when their calls start and end (by `id`) and the peak overlap. A call holds for
+ * `hold`: a number of milliseconds, or until a promise settles.
+ */
+export function concurrencyProbe() {
+  let running = 0;
+  let peak = 0;
+  const order: string[] = [];
+  const make = (name: string, safe: boolean, hold: number | Promise<unknown> = 15) =>
+    defineTool({
+      name,
+      description: '',
+      input: { type: 'object', properties: { id: { type: 'string' } } },
+      isConcurrencySafe: safe,
+      execute: async (a: { id?: string }) => {
+        running++;
+        peak = Math.max(peak, running);
+        order.push(`start:${a.id ?? name}`);
+        await (typeof hold === 'number' ? new Promise((r) => setTimeout(r, hold)) : hold);
+        order.push(`end:${a.id ?? name}`);
+        running--;
+        return a.id ?? name;
+      },
+    });
+  return { make, order, peak: () => peak };
+}

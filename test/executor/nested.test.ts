@@ -1,29 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { defineTool, type ExecutorEvent, type ToolResult } from '../../src/index.js';
-import { codeRuntime, deferred, run } from './fixtures.js';
-
-function concurrencyProbe() {
-  let running = 0;
-  let peak = 0;
-  const order: string[] = [];
-  const make = (name: string, safe: boolean, ms = 15) =>
-    defineTool({
-      name,
-      description: '',
-      input: { type: 'object', properties: { id: { type: 'string' } } },
-      isConcurrencySafe: safe,
-      execute: async (a: { id?: string }) => {
-        running++;
-        peak = Math.max(peak, running);
-        order.push(`start:${a.id ?? name}`);
-        await new Promise((r) => setTimeout(r, ms));
-        order.push(`end:${a.id ?? name}`);
-        running--;
-        return a.id ?? name;
-      },
-    });
-  return { make, order, peak: () => peak };
-}
+import { codeRuntime, concurrencyProbe, deferred, run } from './fixtures.js';
 
 describe('nested dispatch', () => {
   it('concurrency-safe calls overlap up to maxParallelSubCalls', async () => {

@@ -13,7 +13,7 @@ import {
 import { deferred, echo, recorder } from './fixtures.js';
 
 describe('the pipeline', () => {
-  it('runs the stages in order: create, validate, pre-execute, approval, guards, execute, post-execute, finalize', async () => {
+  it('runs the stages in order: create, validate, pre-execute, guards, approval, execute, post-execute, finalize', async () => {
     const r = recorder();
     const tool = { ...echo, execute: (a: { text: string }) => (r.mark('body'), a) };
     const rt = await createRuntime({
@@ -36,8 +36,8 @@ describe('the pipeline', () => {
     expect(res.ok).toBe(true);
     expect(r.seen).toEqual([
       'pre',
-      'approve',
       'guard',
+      'approve',
       'mw:before',
       'body',
       'mw:after',
@@ -48,8 +48,8 @@ describe('the pipeline', () => {
       'create',
       'validate',
       'pre-execute',
-      'approval',
       'guards',
+      'approval',
       'execute',
       'post-execute',
       'finalize',
