@@ -68,6 +68,8 @@ describe('native checker: memory cap', () => {
     for (const outcome of await Promise.allSettled(benign)) {
       expect(outcome).toEqual({ status: 'fulfilled', value: [] });
     }
+    // The replacement process starts with the next check when none was in flight at the kill.
+    await expect(checker.check(WRITE, WRITE_SDK)).resolves.toEqual([]);
     expect(checker.stats().restarts).toBe(1);
   });
 
