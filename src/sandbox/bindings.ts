@@ -1,10 +1,9 @@
 /** Validation of the bindings a run is given, and the `tools` tree sent to the isolate. */
+import { RUN_CODE } from '../tools/names.js';
 import type { ToolNode } from '../../sdk-templates/isolate/protocol.js';
 import { IsocodeError } from '../errors.js';
 import type { SandboxBinding } from './types.js';
 
-/** The reserved name of the code tool: never a binding, even if listed. */
-export const RESERVED_TOOL = 'run_code';
 
 function validSegment(segment: unknown): boolean {
   return typeof segment === 'string' && segment !== '' && segment !== '__proto__';
@@ -39,7 +38,7 @@ export function validateBindings(bindings: unknown): SandboxBinding[] {
         },
       );
     }
-    if (tool === RESERVED_TOOL) continue;
+    if (tool === RUN_CODE) continue; // the code tool is never a binding, even if listed
     const key = (path as string[]).join('\u0000');
     if (seen.has(key))
       throw new IsocodeError(

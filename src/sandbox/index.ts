@@ -17,4 +17,3 @@ export {
   type SandboxLimits,
 } from './types.js';
 export { resolveLimits } from './limits.js';
-export { RESERVED_TOOL } from './bindings.js';

@@ -12,17 +12,9 @@ import { fileURLToPath } from 'node:url';
 import { transformSync } from 'oxc-transform';
 import { IsocodeError } from '../errors.js';
 import { BOOTSTRAP_ENTRY, MODULE_PREFIX } from '../../sdk-templates/isolate/protocol.js';
-import { linkIsolateScript } from './isolate-link.js';
+import { linkIsolateScript, type IsolateModuleSource } from './isolate-link.js';
 
-/** One compiled isolate module. */
-export interface IsolateModuleSource {
-  /** How other modules import it, e.g. `./bridge.js`. */
-  specifier: string;
-  /** Its name in isolate stacks, e.g. `isocode:isolate/bridge.js` (never a host path). */
-  filename: string;
-  /** ES2022 JavaScript. */
-  code: string;
-}
+export type { IsolateModuleSource } from './isolate-link.js';
 
 /** The specifier of the entry module. */
 export const ENTRY_SPECIFIER = './bootstrap.js';

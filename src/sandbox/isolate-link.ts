@@ -13,7 +13,16 @@
  * name, a stray `import`/`export` line) is refused, never guessed at.
  */
 import { IsocodeError } from '../errors.js';
-import type { IsolateModuleSource } from './isolate-code.js';
+
+/** One compiled isolate module. */
+export interface IsolateModuleSource {
+  /** How other modules import it, e.g. `./bridge.js`. */
+  specifier: string;
+  /** Its name in isolate stacks, e.g. `isocode:isolate/bridge.js` (never a host path). */
+  filename: string;
+  /** ES2022 JavaScript. */
+  code: string;
+}
 
 const IMPORT_LINE = /^import \{ ([^}]*) \} from "(\.\/[a-z][a-z0-9-]*\.js)";$/;
 const EXPORT_LINE = /^export ((?:async )?function\*? |class |const )([A-Za-z_$][\w$]*)/;
