@@ -27,6 +27,8 @@ export type {
 export type { TypecheckMode, RunTimings, IsolateRunnerOptions } from './run-code/isolate-runner.js';
 export type { RenderedSdk, SdkBinding, SdkWarning } from './sdk/index.js';
 export type { SandboxLimits } from './sandbox/index.js';
+export type { WorkerPoolOptions, WorkerPoolStats } from './sandbox/worker/supervisor.js';
+export type { AdmissionOptions, AdmissionStats } from './run-code/admission.js';
 export { RUN_CODE, TOOL_NAME_PATTERN, isValidToolName } from './tools/names.js';
 export { DEFAULT_SCOPE } from './tools/scopes.js';
 export type { ScopeConfig } from './tools/scopes.js';

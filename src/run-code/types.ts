@@ -3,6 +3,7 @@ import type { ErrorCode } from '../errors.js';
 import type { ToolResult } from '../executor/types.js';
 import type { ParentToken } from '../tools/types.js';
 import type { JsonValue } from '../json.js';
+import type { FailureKind } from '../sandbox/types.js';
 
 /** One captured console line. */
 export interface LogLine {
@@ -27,18 +28,8 @@ export interface RunCodeValue {
   calls: CallLine[];
 }
 
-/** Why a run failed. */
-export type RunFailureKind =
-  | 'typecheck'
-  | 'syntax'
-  | 'exception'
-  | 'timeout'
-  | 'memory'
-  | 'output-limit'
-  | 'invalid-output'
-  | 'aborted'
-  | 'crashed'
-  | 'internal';
+/** Why a run failed: before running (`typecheck`, `syntax`), or how the sandbox ended it. */
+export type RunFailureKind = 'typecheck' | 'syntax' | FailureKind;
 
 /** A type or syntax diagnostic in the program's own coordinates. */
 export interface ProgramDiagnostic {

@@ -4,7 +4,6 @@ import type { ToolNode } from '../../sdk-templates/isolate/protocol.js';
 import { IsocodeError } from '../errors.js';
 import type { SandboxBinding } from './types.js';
 
-
 function validSegment(segment: unknown): boolean {
   return typeof segment === 'string' && segment !== '' && segment !== '__proto__';
 }

@@ -2,7 +2,7 @@
  * The parsed, validated shape of `isocode.config.json`. Every relative path is already resolved
  * against the config file's directory and every default is filled in. See docs/config.md.
  */
-import type { PresentationMode } from '../index.js';
+import type { AdmissionOptions, PresentationMode, WorkerPoolOptions } from '../index.js';
 
 /** How type errors in a `run_code` program are treated. */
 export type TypecheckMode = 'error' | 'warn' | 'off';
@@ -96,24 +96,11 @@ export interface LimitsConfig {
   maxQueuedBytes?: number | undefined;
 }
 
-/** Sandbox worker processes; unset keys take the runtime's defaults (see `WorkerPoolOptions`). */
-export interface WorkersConfig {
-  maxWorkers?: number | undefined;
-  spareWorkers?: number | undefined;
-  rssBudgetMb?: number | undefined;
-  totalRssBudgetMb?: number | undefined;
-  monitorIntervalMs?: number | undefined;
-  maxRunsPerWorker?: number | undefined;
-}
+/** Sandbox worker processes: the runtime's own options (unset keys take its defaults). */
+export type WorkersConfig = WorkerPoolOptions;
 
-/** Admission control; unset keys take the runtime's defaults (see `AdmissionOptions`). */
-export interface AdmissionConfig {
-  maxConcurrentRuns?: number | undefined;
-  maxConcurrentRunsPerScope?: number | undefined;
-  maxQueuedRunsPerScope?: number | undefined;
-  maxQueuedRuns?: number | undefined;
-  maxQueueWaitMs?: number | undefined;
-}
+/** Admission control: the runtime's own options (unset keys take its defaults). */
+export type AdmissionConfig = AdmissionOptions;
 
 /** A scope: which tools a caller sees and how they are presented. */
 export interface ScopeConfig {

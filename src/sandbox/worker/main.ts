@@ -103,23 +103,28 @@ function transpile(id: number, code: string): void {
   send({ t: 'transpiled', id, verdict: { ok: true, notes: [] } });
 }
 
+/** Reports a run that the sandbox could not carry out (kind `internal`). */
+function sendFailure(id: number, reason: string): void {
+  send({
+    t: 'done',
+    id,
+    outcome: {
+      ok: false,
+      kind: 'internal',
+      message: `sandbox failure: ${reason}`,
+      logs: [],
+      stats: { cpuMs: 0, wallMs: 0, calls: 0, isolateMs: 0, logBytes: 0, truncatedLogs: false },
+    },
+  });
+}
+
 async function run(message: HostMessage & { t: 'run' }): Promise<void> {
   const { id } = message;
   const program = programs.get(message.program);
   programs.delete(message.program);
   const bindings = treeOf(message);
   if (program === undefined || bindings === undefined) {
-    send({
-      t: 'done',
-      id,
-      outcome: {
-        ok: false,
-        kind: 'internal',
-        message: 'sandbox failure: the worker lacks the program or its tools',
-        logs: [],
-        stats: { cpuMs: 0, wallMs: 0, calls: 0, isolateMs: 0, logBytes: 0, truncatedLogs: false },
-      },
-    });
+    sendFailure(id, 'the worker lacks the program or its tools');
     return;
   }
   const controller = new AbortController();
@@ -154,17 +159,7 @@ async function run(message: HostMessage & { t: 'run' }): Promise<void> {
     // Logs were streamed as they came: the outcome does not carry them twice.
     send({ t: 'done', id, outcome: { ...outcome, logs: [] } });
   } catch (error) {
-    send({
-      t: 'done',
-      id,
-      outcome: {
-        ok: false,
-        kind: 'internal',
-        message: `sandbox failure: ${error instanceof Error ? error.message.split('\n')[0] : 'unknown'}`,
-        logs: [],
-        stats: { cpuMs: 0, wallMs: 0, calls: 0, isolateMs: 0, logBytes: 0, truncatedLogs: false },
-      },
-    });
+    sendFailure(id, error instanceof Error ? (error.message.split('\n')[0] ?? '') : 'unknown');
   } finally {
     runs.delete(id);
   }
