@@ -1,12 +1,8 @@
 /**
  * Fault injection through the HTTP service (issue 10 item 6): a checker killed mid-check, an upstream
- * MCP server that dies mid-call, SIGTERM under load. Nothing hangs, every request gets an answer or a
- * clean close, the server exits cleanly, and the audit log holds a terminal record for every call.
- *
- * Kill a sandbox worker mid-run: to be added here by the lead with the sandbox workers (it needs
- * their pid discovery; the shape is the checker test's: find the worker among the server's
- * descendants, SIGKILL it while its run is busy, expect CODE_RUN_FAILED kind `crashed` for that run
- * and a benign run of the other tenant to succeed).
+ * MCP server that dies mid-call, a sandbox worker killed mid-run, SIGTERM under load. Nothing hangs,
+ * every request gets an answer or a clean close, the server exits cleanly, and the audit log holds a
+ * terminal record for every call.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,6 +26,12 @@ return v;`;
 /** The checker: a descendant of the server running the native TypeScript compiler. */
 const findChecker = (serverPid: number): number | undefined =>
   descendants(serverPid).find((pid) => /typescript|\btsc\b/.test(commandLine(pid)));
+
+/** The sandbox worker processes: descendants of the server running the worker entry. */
+const findWorkers = (serverPid: number): number[] =>
+  descendants(serverPid).filter((pid) =>
+    /sandbox-worker\.js|sandbox\/worker\/main\.ts/.test(commandLine(pid)),
+  );
 
 const answered = (replies: readonly RunReply[]): string[] =>
   replies.flatMap((r) => ('callId' in r && r.callId !== undefined ? [r.callId] : []));
@@ -88,6 +90,37 @@ describe('faults: checker and upstream MCP server', () => {
       expect(JSON.stringify(resultOf(back))).toContain('back');
     }
     expect(face.server.exit()).toBeUndefined();
+  });
+
+  it('a sandbox worker killed mid-run fails that run as crashed; the other tenant runs right after', async () => {
+    const { url } = face.server;
+    const [a, b] = face.setup.tenants;
+    const workers = findWorkers(face.server.pid);
+    expect(workers.length, 'sandbox workers among the server descendants').toBeGreaterThan(0);
+    const before = new Map(workers.map((pid) => [pid, cpuTicks(pid)]));
+    const pending = runProgram(url, a.key, 'let n = 0; while (true) n++;', 60_000);
+    // The worker running the spin is the one whose CPU climbs.
+    let busy: number | undefined;
+    await until(() => {
+      busy = findWorkers(face.server.pid).find(
+        (pid) => cpuTicks(pid) > (before.get(pid) ?? 0) + 20,
+      );
+      return busy !== undefined;
+    }, 'a worker to run the spin');
+    process.kill(busy!, 'SIGKILL');
+    const killed = await pending;
+    replies.push(killed);
+    expect(killed).toMatchObject({
+      outcome: 'run-failed',
+      code: 'CODE_RUN_FAILED',
+      kind: 'crashed',
+    });
+    expect(face.server.exit()).toBeUndefined();
+    const next = await runProgram(url, b.key, BENIGN);
+    replies.push(next);
+    expect(next.outcome).toBe('ok');
+    await until(() => !isAlive(busy!), 'the killed worker to be reaped');
+    expect(findWorkers(face.server.pid)).not.toContain(busy);
   });
 
   it('after all that, SIGTERM exits 0 and the audit holds exactly one terminal record per call', async () => {
