@@ -8,6 +8,7 @@ import type { ParentToken } from './tools/types.js';
 import type { ToolResult } from './executor/types.js';
 import { findJsonProblem, type JsonValue } from './json.js';
 import type { CallLine, CodeRunner, LogLine, RunCodeValue } from './run-code/types.js';
+import { recordingDispatch } from './run-code/call-record.js';
 
 /** What a script receives. */
 export interface ScriptApi {
@@ -34,25 +35,7 @@ export function scriptedRunner(script: (api: ScriptApi) => unknown): CodeRunner 
         scope: ctx.scope,
         signal: ctx.signal,
         parentToken: ctx.parentToken,
-        async call(name, args, signal) {
-          const started = performance.now();
-          ctx.emit({ type: 'call-start', name });
-          const r = await ctx.dispatch(name, args, signal);
-          const durationMs = performance.now() - started;
-          calls.push(
-            r.ok
-              ? { name, ok: true, durationMs }
-              : { name, ok: false, code: r.error.code, durationMs },
-          );
-          ctx.emit({
-            type: 'call-end',
-            name,
-            ok: r.ok,
-            code: r.ok ? undefined : r.error.code,
-            durationMs,
-          });
-          return r;
-        },
+        call: recordingDispatch(ctx, calls),
         log(text, level = 'log') {
           logs.push({ level, text });
           ctx.emit({ type: 'log', level, text });

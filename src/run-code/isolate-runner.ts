@@ -1,8 +1,8 @@
 /**
  * The default code runner: admission (a run slot of its scope), transpile (oxc) and run in a
  * sandbox worker process, type-check against the scope's SDK (native TypeScript) in between, and
- * route every binding call back to the executor. Every binding call is recorded once, as a
- * {@link CallLine}; the progress events and the result's `calls` both come from that record.
+ * route every binding call back to the executor. Every binding call is recorded once
+ * (`recordingDispatch`); the progress events and the result's `calls` both come from that record.
  */
 import { performance } from 'node:perf_hooks';
 import {
@@ -28,6 +28,7 @@ import {
   type ProgramHostStats,
   type ProgramSlot,
 } from './program-host.js';
+import { recordingDispatch } from './call-record.js';
 import { renderLogs } from './render.js';
 import type {
   CallLine,
@@ -184,30 +185,13 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
       const sdk = ctx.sdk();
       const typecheckMs = checker ? await typeCheck(program.code, sdk, ctx, logs, calls) : 0;
       const t2 = performance.now();
+      const dispatch = recordingDispatch(ctx, calls);
       const outcome: RunOutcome = await slot.run({
         bindings: sdk.bindings,
         limits,
         signal: ctx.signal,
         dispatch: async (tool, args, signal) => {
-          const started = performance.now();
-          ctx.emit({ type: 'call-start', name: tool });
-          const r = await ctx.dispatch(tool, args, signal);
-          const line: CallLine = r.ok
-            ? { name: tool, ok: true, durationMs: performance.now() - started }
-            : {
-                name: tool,
-                ok: false,
-                code: r.error.code,
-                durationMs: performance.now() - started,
-              };
-          calls.push(line);
-          ctx.emit({
-            type: 'call-end',
-            name: tool,
-            ok: line.ok,
-            code: line.code,
-            durationMs: line.durationMs,
-          });
+          const r = await dispatch(tool, args, signal);
           return r.ok
             ? { ok: true, value: r.value }
             : { ok: false, code: r.error.code, message: r.error.message };

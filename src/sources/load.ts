@@ -8,6 +8,7 @@ import { mcpTools } from './mcp.js';
 import type { McpSource, McpSourceStatus } from './mcp.js';
 import type { McpReconnectOptions, McpServerOptions } from './mcp-connection.js';
 import { loadModuleTools } from './module.js';
+import { Emitter } from '../events/emitter.js';
 
 /** Status of the built-in demo source. */
 export interface BuiltinSourceStatus {
@@ -216,18 +217,12 @@ export async function loadSources(
     throw error;
   }
   let tools = loaded.flatMap(toolsOf);
-  const listeners = new Set<(tools: ToolDefinition[]) => void>();
+  const changed = new Emitter<[ToolDefinition[]]>();
   for (const l of loaded) {
     if (l.kind !== 'mcp') continue;
     l.source.onToolsChanged(() => {
       tools = loaded.flatMap(toolsOf);
-      for (const listener of listeners) {
-        try {
-          listener(tools);
-        } catch {
-          // a listener's failure is its own
-        }
-      }
+      changed.emit(tools);
     });
   }
   let closing: Promise<void> | undefined;
@@ -240,10 +235,7 @@ export async function loadSources(
       return status();
     },
     status,
-    onToolsChanged: (listener) => {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    onToolsChanged: (listener) => changed.on(listener),
     close: () => (closing ??= closeAll(loaded)),
   };
 }

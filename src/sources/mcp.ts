@@ -11,6 +11,7 @@ import type {
 } from './mcp-connection.js';
 import { assignLocalNames } from './mcp-names.js';
 import { MCP_TEXT_RESULT_SCHEMA, mapCallResult } from './mcp-result.js';
+import { Emitter } from '../events/emitter.js';
 
 /** Options of {@link mcpTools}. */
 export interface McpToolsOptions {
@@ -124,7 +125,7 @@ export async function mcpTools(options: McpToolsOptions): Promise<McpSource> {
       `invalid MCP source name "${name}": expected a letter, then letters, digits, "_" or "-" (at most 32)`,
     );
   }
-  const listeners = new Set<(tools: ToolDefinition[]) => void>();
+  const changed = new Emitter<[ToolDefinition[]]>();
   let catalog: Catalog = { tools: [], upstreamNames: new Map(), skipped: [] };
   const connection: McpConnection = new McpConnection({
     name,
@@ -133,13 +134,7 @@ export async function mcpTools(options: McpToolsOptions): Promise<McpSource> {
     reconnect: options.reconnect ?? {},
     onCatalog: (upstream) => {
       catalog = buildCatalog(name, upstream, connection, options.timeoutMs);
-      for (const listener of listeners) {
-        try {
-          listener(catalog.tools);
-        } catch {
-          // a listener's failure is its own
-        }
-      }
+      changed.emit(catalog.tools);
     },
   });
   catalog = buildCatalog(name, await connection.start(), connection, options.timeoutMs);
@@ -158,10 +153,7 @@ export async function mcpTools(options: McpToolsOptions): Promise<McpSource> {
       toolCount: catalog.tools.length,
       skippedTools: catalog.skipped,
     }),
-    onToolsChanged: (listener) => {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    onToolsChanged: (listener) => changed.on(listener),
     close: () => connection.close(),
   };
 }
