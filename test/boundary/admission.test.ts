@@ -75,6 +75,24 @@ describe('admission control', () => {
     }
   });
 
+  it('never refuses an admitted run while a retired worker is still exiting', async () => {
+    // Every worker serves one run and is replaced: a lease must not count the dying one.
+    const local = await tenants({
+      typecheck: 'off',
+      workers: { maxWorkers: 2, spareWorkers: 1, maxRunsPerWorker: 1 },
+      admission: { maxConcurrentRuns: 2, maxConcurrentRunsPerScope: 2, maxQueuedRunsPerScope: 100 },
+    });
+    try {
+      const results = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => runIn(local, 'a', `return ${i};`)),
+      );
+      expect(results.map((r) => (r.ok ? 'ok' : r.error.code))).toEqual(Array(12).fill('ok'));
+      expect(local.stats().runner?.sandbox.workers?.killed.retired).toBeGreaterThanOrEqual(10);
+    } finally {
+      await local.close();
+    }
+  });
+
   it('refuses invalid admission and worker options with INVALID_CONFIG', () => {
     for (const bad of [
       { admission: { maxConcurrentRuns: 0 } },

@@ -225,7 +225,10 @@ export class WorkerPool {
   }
 
   private start(): WorkerHandle | undefined {
-    if (this.closed || this.workers.size >= this.maxWorkers) return undefined;
+    // A worker being killed (SIGKILL sent, exit not yet seen) no longer counts: it serves nothing.
+    let live = 0;
+    for (const w of this.workers) if (!w.gone) live++;
+    if (this.closed || live >= this.maxWorkers) return undefined;
     const worker = new WorkerHandle(
       spawnWorker({
         limits: this.limits,
