@@ -1,8 +1,9 @@
 /** Admission control through the runtime: caps per scope and overall, bounded waits, OVERLOADED. */
+import { until } from '../sources/helpers.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IsocodeError, type Runtime } from '../../src/index.js';
 import { createIsolateRunner } from '../../src/run-code/isolate-runner.js';
-import { benign, echo, eventually, gate, runIn, tenants } from './helpers.js';
+import { benign, echo, gate, runIn, tenants } from './helpers.js';
 
 const g = gate();
 let rt: Runtime;
@@ -31,9 +32,9 @@ const admission = () => rt.stats().runner?.admission;
 describe('admission control', () => {
   it('one tenant fills its own slots and queue; the next of its runs is OVERLOADED; another tenant still runs', async () => {
     const first = runIn(rt, 'a', 'return await tools.wait({});');
-    await eventually(() => g.entered() === 1);
+    await until(() => g.entered() === 1, 'the state the test waits for');
     const queued = runIn(rt, 'a', 'return await tools.wait({});');
-    await eventually(() => admission()?.queued === 1);
+    await until(() => admission()?.queued === 1, 'the state the test waits for');
     const refused = await runIn(rt, 'a', 'return 1;');
     expect(refused.ok).toBe(false);
     if (!refused.ok) {
@@ -61,7 +62,7 @@ describe('admission control', () => {
     );
     try {
       const first = runIn(local, 'a', 'return await tools.wait({});');
-      await eventually(() => hold.entered() === 1);
+      await until(() => hold.entered() === 1, 'the state the test waits for');
       const late = await runIn(local, 'b', 'return 1;');
       expect(late.ok ? undefined : late.error.code).toBe('OVERLOADED');
       expect(late.ok ? '' : late.error.message).toMatch(/within 200 ms/);

@@ -71,23 +71,3 @@ export const value = (r: ToolResult): unknown =>
 export async function benign(rt: Runtime, scope: string): Promise<unknown> {
   return value(await runIn(rt, scope, `return await tools.echo({ v: ${JSON.stringify(scope)} });`));
 }
-
-/** True while the process `pid` exists. */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Polls `check` until it holds or `ms` pass. */
-export async function eventually(check: () => boolean, ms = 10_000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return check();
-}

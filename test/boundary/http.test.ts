@@ -3,10 +3,11 @@
  * Retry-After, the other tenant's runs go through, and a program that crashes or bloats its
  * sandbox process leaves the server serving (metrics show the restart).
  */
+import { until } from '../sources/helpers.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpApp, type HttpApp } from '../../src/server/index.js';
 import type { Runtime, ToolResult } from '../../src/index.js';
-import { echo, eventually, gate, tenants } from './helpers.js';
+import { echo, gate, tenants } from './helpers.js';
 
 const KEY_A = 'tenant-a-key-0123456789abcdef';
 const KEY_B = 'tenant-b-key-0123456789abcdef';
@@ -54,7 +55,7 @@ const benignB = async (): Promise<unknown> => {
 describe('the boundary over HTTP', () => {
   it('answers 429 OVERLOADED with Retry-After to a tenant over its run slots; the other tenant runs', async () => {
     const first = run(KEY_A, 'return await tools.wait({});');
-    await eventually(() => g.entered() === 1);
+    await until(() => g.entered() === 1, 'the state the test waits for');
     const refused = await run(KEY_A, 'return 1;');
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('1');

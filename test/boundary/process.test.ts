@@ -2,9 +2,10 @@
  * The sandbox process boundary, through the runtime: programs that crash, pin or bloat their
  * process fail with a typed kind, the host carries on, and the next run of another tenant works.
  */
+import { alive, until } from '../sources/helpers.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../src/index.js';
-import { alive, benign, eventually, kind, runIn, tenants, value } from './helpers.js';
+import { benign, kind, runIn, tenants, value } from './helpers.js';
 
 let rt: Runtime;
 const hostRss = (): number => process.memoryUsage.rss();
@@ -45,7 +46,7 @@ describe('the host survives what a program does to its process', () => {
     // Kill the worker that serves a run while it waits on nothing (a crash from outside).
     const before = workers()?.crashed ?? 0;
     const pending = runIn(rt, 'a', 'while (true) {}');
-    await eventually(() => (workers()?.busy ?? 0) > 0);
+    await until(() => (workers()?.busy ?? 0) > 0, 'a worker to take the run');
     // The busy worker is the one whose CPU is climbing; kill every worker: the idle ones are
     // replaced as well, and only the run that was in flight fails.
     for (const pid of runnerPids(rt)) process.kill(pid, 'SIGKILL');
@@ -78,8 +79,11 @@ describe('the host survives what a program does to its process', () => {
     const pidsBefore = runnerPids(rt);
     const after = await runIn(rt, 'a', `Promise.resolve().then(() => { ${spin} }); return 2;`);
     expect([2, undefined]).toContain(after.ok ? value(after) : undefined);
-    const burned = await eventually(() => pidsBefore.some((pid) => !alive(pid)), 15_000);
-    expect(burned).toBe(true);
+    await until(
+      () => pidsBefore.some((pid) => !alive(pid)),
+      'the worker left burning CPU to be killed',
+      15_000,
+    );
     expect(await benign(rt, 'b')).toBe('b');
   });
 
