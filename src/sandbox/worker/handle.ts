@@ -11,12 +11,12 @@ import type { JsonValue } from '../../json.js';
 import type {
   Dispatch,
   DispatchResult,
-  FailureKind,
   LogEntry,
   RunOutcome,
   SandboxBinding,
   SandboxLimits,
 } from '../types.js';
+import { deathOutcome, failedRun, type KillReason } from './death.js';
 import {
   BINDINGS_CACHE,
   isWorkerMessage,
@@ -24,9 +24,6 @@ import {
   type TranspileReply,
   type WorkerMessage,
 } from './protocol.js';
-
-/** Why the supervisor ended a worker. */
-export type KillReason = 'memory' | 'cpu' | 'wall' | 'burn' | 'aborted' | 'retired' | 'closed';
 
 /** A run on a worker, as the host gives it. */
 export interface WorkerRun {
@@ -48,7 +45,6 @@ const ABORT_GRACE_MS = 1_000;
 const LOG_SLACK_BYTES = 64 * 1024;
 /** One reason for every run's dispatch signal: a fresh DOMException costs a stack capture. */
 const RUN_ENDED = new DOMException('the run has ended', 'AbortError');
-const MIB = 1024 * 1024;
 
 /**
  * A key per bindings list (the runtime caches one list per scope catalog, so the identity of the
@@ -69,10 +65,6 @@ interface ActiveRun {
   settle: () => void;
   startedAt: number;
   cpuAtStart: number | undefined;
-}
-
-function emptyStats(wallMs = 0): RunOutcome['stats'] {
-  return { cpuMs: 0, wallMs, calls: 0, isolateMs: 0, logBytes: 0, truncatedLogs: false };
 }
 
 /** One worker process. */
@@ -213,9 +205,7 @@ export class WorkerHandle {
     const id = ++this.nextId;
     const startedAt = performance.now();
     if (this.gone || this.active !== undefined)
-      return Promise.resolve(
-        this.failed('crashed', 'sandbox failure: the worker is not available', 0),
-      );
+      return Promise.resolve(failedRun('crashed', 'sandbox failure: the worker is not available'));
     this.runs++;
     this.partition = request.partition;
     const controller = new AbortController();
@@ -386,45 +376,15 @@ export class WorkerHandle {
 
   /** The outcome of a run whose worker ended before it reported one. */
   private deathOutcome(run: ActiveRun): RunOutcome {
-    const wallMs = performance.now() - run.startedAt;
-    const { limits } = run.request;
-    const reason = this.killReason;
-    if (reason === 'memory' || (this.fatalSeen && this.fatal.reason === 'memory'))
-      return this.failed(
-        'memory',
-        `the program exceeded the memory budget of its sandbox process (${Math.round(this.rssBudgetBytes / MIB)} MiB resident, memory outside the ${limits.memoryMb} MiB heap included)`,
-        wallMs,
-      );
-    if (this.fatalSeen)
-      return this.failed(
-        'memory',
-        `the program exhausted the JavaScript engine's memory (heap limit ${limits.memoryMb} MiB); the sandbox process was replaced`,
-        wallMs,
-      );
-    if (reason === 'cpu')
-      return this.failed(
-        'timeout',
-        `the program used more than ${limits.cpuMs} ms of CPU time (CPU time limit); it was stopped with its sandbox process`,
-        wallMs,
-      );
-    if (reason === 'wall')
-      return this.failed(
-        'timeout',
-        `the program ran for more than ${limits.wallMs} ms (wall-clock limit); it was stopped with its sandbox process`,
-        wallMs,
-      );
-    if (reason === 'aborted') return this.failed('aborted', 'the run was aborted', wallMs);
-    if (reason === 'closed')
-      return this.failed('aborted', 'the run was aborted: the sandbox is shutting down', wallMs);
-    const how = this.exitSignal ?? `exit code ${String(this.child.exitCode)}`;
-    return this.failed(
-      'crashed',
-      `the sandbox process running the program crashed (${how}); it was replaced, and other runs were not affected`,
-      wallMs,
+    return deathOutcome(
+      {
+        killedFor: this.killReason,
+        fatal: this.fatalSeen ? this.fatal.reason : undefined,
+        exit: this.exitSignal ?? `exit code ${String(this.child.exitCode)}`,
+        rssBudgetBytes: this.rssBudgetBytes,
+      },
+      run.request.limits,
+      performance.now() - run.startedAt,
     );
-  }
-
-  private failed(kind: FailureKind, message: string, wallMs: number): RunOutcome {
-    return { ok: false, kind, message, logs: [], stats: emptyStats(wallMs) };
   }
 }

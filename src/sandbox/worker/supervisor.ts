@@ -10,7 +10,8 @@
 import { availableParallelism } from 'node:os';
 import { IsocodeError } from '../../errors.js';
 import type { RunOutcome, SandboxLimits } from '../types.js';
-import { WorkerHandle, type KillReason } from './handle.js';
+import type { KillReason } from './death.js';
+import { WorkerHandle } from './handle.js';
 import { sampleProcess } from './proc.js';
 import { spawnWorker } from './spawn.js';
 
