@@ -73,7 +73,9 @@ describe('parseConfig', () => {
     expect(c.workers).toEqual({ maxWorkers: 2, rssBudgetMb: 128 });
     expect(c.admission).toEqual({ maxConcurrentRunsPerScope: 1, maxQueueWaitMs: 500 });
     expect(c.limits).toEqual({ maxQueuedCalls: 8, maxQueuedBytes: 4096 });
-    expect(() => parseConfig({ workers: { rssBudgetMb: 8 } }, base)).toThrow(/workers\.rssBudgetMb/);
+    expect(() => parseConfig({ workers: { rssBudgetMb: 8 } }, base)).toThrow(
+      /workers\.rssBudgetMb/,
+    );
     expect(() => parseConfig({ admission: { maxWorkers: 1 } }, base)).toThrow(/admission/);
     expect(() => parseConfig({ sandbox: 'thread' }, base)).toThrow(/sandbox/);
   });
