@@ -37,6 +37,8 @@ export interface WorkerRun {
 
 /** Extra wall time past a run's own limit before the host kills its worker. */
 export const WALL_GRACE_MS = 1_000;
+/** Longest start of a worker process before it is killed as stuck. */
+const STARTUP_TIMEOUT_MS = 30_000;
 /** Longest transpile before the worker is called stuck and killed (oxc takes ~1 ms per 10 KB). */
 const TRANSPILE_TIMEOUT_MS = 10_000;
 /** How long an aborted run's worker has to report before it is killed. */
@@ -102,6 +104,9 @@ export class WorkerHandle {
   ) {
     let onReady: (ok: boolean) => void = () => {};
     this.ready = new Promise((resolve) => (onReady = resolve));
+    // A worker that never gets ready (a stuck start) is killed: its lease then fails over.
+    const startup = setTimeout(() => this.kill('retired'), STARTUP_TIMEOUT_MS);
+    startup.unref();
     this.exited = new Promise((resolve) => {
       child.once('exit', (_code, signal) => {
         this.exitSignal = signal;
@@ -124,6 +129,7 @@ export class WorkerHandle {
       }
       if (raw.t === 'ready') {
         this.started = true;
+        clearTimeout(startup);
         onReady(true);
       } else this.onMessage(raw);
     });
