@@ -9,7 +9,7 @@ import {
   PROGRAM_FILENAME,
   type ThrownDescription,
 } from '../../sdk-templates/isolate/protocol.js';
-import type { FailureKind, RunRequest } from './types.js';
+import type { FailureKind, RunOutcome, RunRequest } from './types.js';
 
 /** A decoded outcome, before logs and stats are attached. */
 export type Decoded =
@@ -140,5 +140,16 @@ function tooLarge(size: string, max: number): Decoded {
     ok: false,
     kind: 'output-limit',
     message: `the returned value's JSON is ${size}; the limit is ${max} bytes`,
+  };
+}
+
+/** A failed run with no logs and zeroed stats (what fails before or outside the program). */
+export function failedRun(kind: FailureKind, message: string, wallMs = 0): RunOutcome {
+  return {
+    ok: false,
+    kind,
+    message,
+    logs: [],
+    stats: { cpuMs: 0, wallMs, calls: 0, isolateMs: 0, logBytes: 0, truncatedLogs: false },
   };
 }

@@ -10,6 +10,7 @@
  */
 import { IsocodeError } from '../errors.js';
 import { prepareBindings } from './bindings.js';
+import { failedRun } from './outcome.js';
 import { resolveLimits } from './limits.js';
 import { ProgramRun } from './program-run.js';
 import { SandboxIsolate } from './sandbox-isolate.js';
@@ -18,7 +19,7 @@ import {
   type SandboxPoolOptions,
   type SandboxPoolStats,
 } from './pool-options.js';
-import type { FailureKind, RunOutcome, RunRequest, RunStats, SandboxLimits } from './types.js';
+import type { RunOutcome, RunRequest, SandboxLimits } from './types.js';
 
 export type { SandboxPoolOptions, SandboxPoolStats } from './pool-options.js';
 import { Watchdog, type Watched } from './watchdog.js';
@@ -43,14 +44,6 @@ const RENEW_WALL_MS = 2_000;
 const RENEW_CPU_MS = 100;
 
 const MIB = 1024 * 1024;
-
-function emptyStats(): RunStats {
-  return { cpuMs: 0, wallMs: 0, calls: 0, isolateMs: 0, logBytes: 0, truncatedLogs: false };
-}
-
-function failed(kind: FailureKind, message: string): RunOutcome {
-  return { ok: false, kind, message, logs: [], stats: emptyStats() };
-}
 
 /** Runs programs in isolated-vm isolates. */
 export class SandboxPool {
@@ -134,18 +127,18 @@ export class SandboxPool {
       throw new IsocodeError('INVALID_ARGS', 'dispatch must be a function');
     const limits = resolveLimits(this.limits, request.limits);
     const bindings = prepareBindings(request.bindings);
-    if (request.signal?.aborted === true) return failed('aborted', 'the run was aborted');
+    if (request.signal?.aborted === true) return failedRun('aborted', 'the run was aborted');
 
     const startedAt = performance.now();
     let isolate: SandboxIsolate;
     try {
       isolate = await this.acquire(limits.memoryMb, bindings.treeJson, request.partition ?? '');
     } catch {
-      return failed('internal', 'sandbox failure: could not create an isolate');
+      return failedRun('internal', 'sandbox failure: could not create an isolate');
     }
     if (this.closed) {
       isolate.dispose();
-      return failed('aborted', 'the run was aborted: the sandbox is shutting down');
+      return failedRun('aborted', 'the run was aborted: the sandbox is shutting down');
     }
     let run: ProgramRun;
     try {
@@ -159,7 +152,7 @@ export class SandboxPool {
     } catch {
       isolate.dispose();
       this.scheduleRefill();
-      return failed('internal', 'sandbox failure: the isolate had no prepared context');
+      return failedRun('internal', 'sandbox failure: the isolate had no prepared context');
     }
     this.runs++;
     this.running.add(run);

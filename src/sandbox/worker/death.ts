@@ -2,6 +2,7 @@
  * The outcome of a run whose sandbox worker ended before reporting one: why the process went
  * (killed by the supervisor for a reason, a `fatal` report, or a silent crash) decides the kind.
  */
+import { failedRun } from '../outcome.js';
 import type { FailureKind, RunOutcome, SandboxLimits } from '../types.js';
 
 /** Why the supervisor ended a worker. */
@@ -19,17 +20,6 @@ export interface WorkerEnd {
 }
 
 const MIB = 1024 * 1024;
-
-/** A failure outcome with empty logs and stats (the host fills in the logs it received). */
-export function failedRun(kind: FailureKind, message: string, wallMs = 0): RunOutcome {
-  return {
-    ok: false,
-    kind,
-    message,
-    logs: [],
-    stats: { cpuMs: 0, wallMs, calls: 0, isolateMs: 0, logBytes: 0, truncatedLogs: false },
-  };
-}
 
 /** The failure of a run whose worker ended (`end`) after `wallMs`, under `limits`. */
 export function deathOutcome(end: WorkerEnd, limits: SandboxLimits, wallMs: number): RunOutcome {

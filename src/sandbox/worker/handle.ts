@@ -16,7 +16,8 @@ import type {
   SandboxBinding,
   SandboxLimits,
 } from '../types.js';
-import { deathOutcome, failedRun, type KillReason } from './death.js';
+import { failedRun } from '../outcome.js';
+import { deathOutcome, type KillReason } from './death.js';
 import {
   BINDINGS_CACHE,
   isWorkerMessage,

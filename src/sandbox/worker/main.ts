@@ -7,6 +7,7 @@
 import './flags.js';
 import { setCatastrophicErrorHandler } from '../sandbox-isolate.js';
 import { SandboxPool } from '../pool.js';
+import { failedRun } from '../outcome.js';
 import { transpileGuarded } from '../../compile/guarded-transpile.js';
 import type { TranspileResult } from '../../compile/types.js';
 import type { DispatchResult } from '../types.js';
@@ -105,17 +106,7 @@ function transpile(id: number, code: string): void {
 
 /** Reports a run that the sandbox could not carry out (kind `internal`). */
 function sendFailure(id: number, reason: string): void {
-  send({
-    t: 'done',
-    id,
-    outcome: {
-      ok: false,
-      kind: 'internal',
-      message: `sandbox failure: ${reason}`,
-      logs: [],
-      stats: { cpuMs: 0, wallMs: 0, calls: 0, isolateMs: 0, logBytes: 0, truncatedLogs: false },
-    },
-  });
+  send({ t: 'done', id, outcome: failedRun('internal', `sandbox failure: ${reason}`) });
 }
 
 async function run(message: HostMessage & { t: 'run' }): Promise<void> {
