@@ -13,6 +13,7 @@ import { describeEnvironment } from './lib/environment.js';
 import { createProgress } from './lib/progress.js';
 import type { Progress } from './lib/progress.js';
 import { writeReport } from './lib/report.js';
+import { mergeScenarios, saveScenario } from './lib/store.js';
 import { evaluateTargets } from './lib/targets.js';
 import { SCENARIO_IDS } from './lib/types.js';
 import type { BenchReport, Budget, EngineStatus, ScenarioId, ScenarioResult } from './lib/types.js';
@@ -32,7 +33,10 @@ export { SCENARIO_IDS };
 
 /** Options of {@link runBenchmarks}. */
 export interface BenchOptions {
-  /** CI smoke: a few iterations per scenario, soak skipped, seconds not minutes. @default false */
+  /**
+   * CI smoke: a few iterations per scenario, seconds not minutes; the soak is skipped unless named
+   * in `only`. @default false
+   */
   quick?: boolean;
   /** Scenario ids to run. @default every scenario */
   only?: readonly string[];
@@ -176,7 +180,45 @@ export async function runBenchmarks(options: BenchOptions = {}): Promise<BenchRe
 
   const environment = describeEnvironment();
   const { statuses, usable } = await checkEngines(factories, progress);
+  const isocodeMissing = statuses.filter((s) => s.kind === 'isocode' && s.selfCheck === 'skipped');
+  const baseName = quick ? 'quick' : 'latest';
+  const run = { startedAt, commit: environment.gitCommit, mode: quick ? 'quick' : 'full' } as const;
   const scenarios: ScenarioResult[] = [];
+  const written = new Set<string>();
+
+  /** The report of what ran so far (plus, on disk, earlier runs' results marked stale). */
+  const assemble = async (withStale: boolean): Promise<BenchReport> => {
+    const all = withStale ? await mergeScenarios(outDir, baseName, scenarios, run) : scenarios;
+    const metrics = Object.assign({}, ...all.map((s) => s.metrics)) as Record<string, number>;
+    environment.loadAverage.end = loadavg()[0] ?? 0;
+    return {
+      schema: 'isocode-bench/1',
+      mode: run.mode,
+      startedAt,
+      durationMs: Number(process.hrtime.bigint() - start) / 1e6,
+      environment,
+      engines: statuses,
+      scenarios: all,
+      targets: evaluateTargets(metrics),
+      ok:
+        scenarios.every((s) => s.status !== 'failed') &&
+        statuses.every((s) => s.selfCheck !== 'failed') &&
+        !(options.requireIsocode === true && isocodeMissing.length > 0),
+      files: scenarios.flatMap((s) => (s.files ?? []).map((file) => join(outDir, file))),
+    };
+  };
+  /** Records a finished scenario; with `write`, its file and the whole report are written now. */
+  const record = async (result: ScenarioResult): Promise<void> => {
+    if (result.status !== 'skipped' && isocodeMissing.length > 0)
+      result.notes.unshift('isocode engine unavailable: measured with the baselines only.');
+    scenarios.push(result);
+    if (options.write === false) return;
+    if (result.status !== 'skipped') written.add(await saveScenario(outDir, baseName, run, result));
+    const report = await assemble(true);
+    for (const file of await writeReport(report, { outDir, baseName, jsonPath: options.jsonPath }))
+      written.add(file);
+  };
+
   for (const scenario of SCENARIOS.filter((s) => ids.includes(s.id))) {
     const base = {
       id: scenario.id,
@@ -186,8 +228,9 @@ export async function runBenchmarks(options: BenchOptions = {}): Promise<BenchRe
       notes: [],
       failures: [],
     };
-    if (quick && scenario.fullOnly === true) {
-      scenarios.push({
+    // A full-only scenario (the soak) runs under --quick, with the quick budget, only when named.
+    if (quick && scenario.fullOnly === true && options.only?.includes(scenario.id) !== true) {
+      await record({
         ...base,
         status: 'skipped',
         durationMs: 0,
@@ -196,7 +239,7 @@ export async function runBenchmarks(options: BenchOptions = {}): Promise<BenchRe
       continue;
     }
     if (usable.length === 0) {
-      scenarios.push({
+      await record({
         ...base,
         status: 'failed',
         durationMs: 0,
@@ -216,7 +259,7 @@ export async function runBenchmarks(options: BenchOptions = {}): Promise<BenchRe
         filePrefix,
       });
       const status = output.failures.length > 0 ? 'failed' : 'ok';
-      scenarios.push({
+      await record({
         ...base,
         ...output,
         status,
@@ -225,7 +268,7 @@ export async function runBenchmarks(options: BenchOptions = {}): Promise<BenchRe
     } catch (error) {
       progress.done();
       const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-      scenarios.push({
+      await record({
         ...base,
         status: 'failed',
         durationMs: Number(process.hrtime.bigint() - t) / 1e6,
@@ -233,34 +276,9 @@ export async function runBenchmarks(options: BenchOptions = {}): Promise<BenchRe
       });
     }
   }
-  const isocodeMissing = statuses.filter((s) => s.kind === 'isocode' && s.selfCheck === 'skipped');
-  for (const s of scenarios) {
-    if (s.status !== 'skipped' && isocodeMissing.length > 0)
-      s.notes.unshift('isocode engine unavailable: measured with the baselines only.');
-  }
-  const metrics = Object.assign({}, ...scenarios.map((s) => s.metrics)) as Record<string, number>;
-  const ok =
-    scenarios.every((s) => s.status !== 'failed') &&
-    statuses.every((s) => s.selfCheck !== 'failed') &&
-    !(options.requireIsocode === true && isocodeMissing.length > 0);
-  environment.loadAverage.end = loadavg()[0] ?? 0;
-  const report: BenchReport = {
-    schema: 'isocode-bench/1',
-    mode: quick ? 'quick' : 'full',
-    startedAt,
-    durationMs: Number(process.hrtime.bigint() - start) / 1e6,
-    environment,
-    engines: statuses,
-    scenarios,
-    targets: evaluateTargets(metrics),
-    ok,
-    files: scenarios.flatMap((s) => (s.files ?? []).map((file) => join(outDir, file))),
-  };
+  const report = await assemble(options.write !== false);
   if (options.write === false) return report;
-  const written = await writeReport(report, {
-    outDir,
-    baseName: quick ? 'quick' : 'latest',
-    jsonPath: options.jsonPath,
-  });
+  for (const file of await writeReport(report, { outDir, baseName, jsonPath: options.jsonPath }))
+    written.add(file);
   return { ...report, files: [...report.files, ...written] };
 }

@@ -34,10 +34,22 @@ function rssOf(pid: number): number {
   }
 }
 
+/** Whether a process is an isocode sandbox worker (its command line names the worker entry). */
+function isSandboxWorker(pid: number): boolean {
+  try {
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    return /sandbox-worker\.(c?js)|sandbox[/\\]worker[/\\]main\.ts/.test(cmdline);
+  } catch {
+    return false;
+  }
+}
+
 /** What the descendant processes use right now. */
 export interface DescendantUsage {
   count: number;
   rssBytes: number;
+  /** The part of `rssBytes` that isocode's sandbox worker processes hold. */
+  workerRssBytes: number;
   /** Cumulative user + system CPU time of the live descendants. */
   cpuMs: number;
 }
@@ -58,11 +70,13 @@ export function descendantUsage(): DescendantUsage | undefined {
     list.push({ pid: Number(pid), cpuMs: stat.cpuMs });
     children.set(stat.ppid, list);
   }
-  const usage: DescendantUsage = { count: 0, rssBytes: 0, cpuMs: 0 };
+  const usage: DescendantUsage = { count: 0, rssBytes: 0, workerRssBytes: 0, cpuMs: 0 };
   const queue = [...(children.get(process.pid) ?? [])];
   for (let next = queue.pop(); next !== undefined; next = queue.pop()) {
     usage.count += 1;
-    usage.rssBytes += rssOf(next.pid);
+    const rss = rssOf(next.pid);
+    usage.rssBytes += rss;
+    if (isSandboxWorker(next.pid)) usage.workerRssBytes += rss;
     usage.cpuMs += next.cpuMs;
     queue.push(...(children.get(next.pid) ?? []));
   }

@@ -1,12 +1,13 @@
 /**
  * The report writer: a human table for the terminal, the JSON file and the Markdown report
  * (`latest.md` in full mode, `quick.md` in quick mode, so CI smoke runs never overwrite the
- * committed figures).
+ * committed figures). Scenarios carried over from an earlier run are marked stale.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { explainMisses } from './explain.js';
 import { mib } from './resources.js';
+import { staleNote } from './store.js';
 import type { BenchReport, Cell, Table } from './types.js';
 
 /** Formats a number with a precision that suits its size; NaN and null print as `–`. */
@@ -54,11 +55,41 @@ function markdownTable(table: Table): string {
   return [`**${escape(table.title)}**`, '', header, rule, ...rows].join('\n');
 }
 
+/** "this run", or "stale (<commit>)" when the metric's scenario was carried over from an earlier run. */
+function freshness(report: BenchReport, metric: string): string {
+  const scenario = report.scenarios.find((s) => metric.startsWith(`${s.id}.`));
+  if (scenario?.stale === undefined) return 'this run';
+  return `stale (${scenario.stale.commit ?? 'unknown commit'})`;
+}
+
 function targetsTable(report: BenchReport): Table {
   return {
-    title: 'Targets (issue 6)',
-    columns: ['target', 'goal', 'measured', 'status', 'margin'],
-    rows: report.targets.map((t) => [t.description, t.goal, t.measured, t.status, t.margin]),
+    title: 'Targets (issue 14)',
+    columns: ['target', 'goal', 'measured', 'status', 'margin', 'from'],
+    rows: report.targets.map((t) => [
+      t.description,
+      t.goal,
+      t.measured,
+      t.status,
+      t.margin,
+      t.measured === null ? '–' : freshness(report, t.metric),
+    ]),
+  };
+}
+
+/** Each scenario: measured by this run, or carried over (stale) from which run and commit. */
+function scenariosTable(report: BenchReport): Table {
+  return {
+    title: 'Scenarios',
+    columns: ['scenario', 'status', 'seconds', 'measured by'],
+    rows: report.scenarios.map((s) => [
+      s.title,
+      s.status,
+      s.durationMs / 1000,
+      s.stale === undefined
+        ? 'this run'
+        : `STALE: run of ${s.stale.runStartedAt}, commit ${s.stale.commit ?? 'unknown'}${s.stale.sameCommit ? ' (this commit)' : ''}`,
+    ]),
   };
 }
 
@@ -88,6 +119,8 @@ export function renderTerminal(report: BenchReport): string {
       '',
       `== ${scenario.title} [${scenario.status}, ${(scenario.durationMs / 1000).toFixed(1)} s]`,
     );
+    const stale = staleNote(scenario);
+    if (stale !== undefined) parts.push(`  ${stale}`);
     for (const note of scenario.notes) parts.push(`  note: ${note}`);
     for (const failure of scenario.failures) parts.push(`  FAILED: ${failure}`);
     for (const table of scenario.tables) parts.push('', textTable(table));
@@ -134,6 +167,8 @@ export function renderMarkdown(report: BenchReport): string {
     '',
     markdownTable(enginesTable(report)),
     '',
+    markdownTable(scenariosTable(report)),
+    '',
     '## Targets',
     '',
     markdownTable(targetsTable(report)),
@@ -145,6 +180,8 @@ export function renderMarkdown(report: BenchReport): string {
       '',
       `Status: ${scenario.status}, ${(scenario.durationMs / 1000).toFixed(1)} s.`,
     );
+    const stale = staleNote(scenario);
+    if (stale !== undefined) parts.push('', `> **${stale}**`);
     for (const note of scenario.notes) parts.push('', `> ${note}`);
     for (const failure of scenario.failures) parts.push('', `**Failed:** ${failure}`);
     for (const table of scenario.tables) parts.push('', markdownTable(table));

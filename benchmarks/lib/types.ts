@@ -45,6 +45,8 @@ export interface ScenarioResult extends ScenarioOutput {
   title: string;
   status: 'ok' | 'failed' | 'skipped';
   durationMs: number;
+  /** Set when this result was not measured by this run but carried over from an earlier one. */
+  stale?: { runStartedAt: string; commit: string | null; sameCommit: boolean } | undefined;
 }
 
 /** An engine's entry in the report. */

@@ -23,8 +23,10 @@ export interface SoakResult {
   gc: boolean;
   /** This process's RSS after GC at each checkpoint. */
   rssMiB: number[];
-  /** RSS of child processes (isocode: the type-checker) at each checkpoint. */
+  /** RSS of child processes (isocode: the type-checker and sandbox workers) at each checkpoint. */
   childMiB: number[];
+  /** The sandbox workers' part of `childMiB` at each checkpoint. */
+  workerMiB: number[];
   /** Isolates alive beyond the warm pool once every run settled. */
   isolatesAlive: number | undefined;
 }
@@ -39,13 +41,17 @@ async function soak(name: string, engine: Engine, runs: number): Promise<SoakRes
     gc: true,
     rssMiB: [],
     childMiB: [],
+    workerMiB: [],
     isolatesAlive: undefined,
   };
   const checkpoint = (): void => {
     result.gc = forceGc() && result.gc;
     result.rssMiB.push(mib(process.memoryUsage.rss()));
     const children = descendantUsage();
-    if (children !== undefined) result.childMiB.push(mib(children.rssBytes));
+    if (children !== undefined) {
+      result.childMiB.push(mib(children.rssBytes));
+      result.workerMiB.push(mib(children.workerRssBytes));
+    }
   };
   checkpoint();
   const start = process.hrtime.bigint();

@@ -5,6 +5,7 @@
 import { findJsonProblem, type JsonValue } from '../json.js';
 import type { AnyTool } from '../tools/resolve-tool.js';
 import { formatIssues } from '../tools/schema.js';
+import { onAbort as subscribe } from './abort-fanout.js';
 import { compose, DoubleNextError } from './compose.js';
 import { bodyError, failure, type Outcome } from './outcome.js';
 import type { BodyOutcome, ExecuteContext, ExecuteMiddleware } from './types.js';
@@ -35,13 +36,14 @@ export function runBody(run: BodyRun): Promise<BodyOutcome> {
     let graceTimer: NodeJS.Timeout | undefined;
     let bodyStarted: Promise<BodyOutcome> | undefined;
     const listens = run.signal !== NEVER_ABORTED;
+    let unsubscribe = (): void => undefined;
 
     const finish = (settlement: BodyOutcome): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       clearTimeout(graceTimer);
-      if (listens) run.signal.removeEventListener('abort', onAbort);
+      unsubscribe();
       resolve(settlement);
     };
     // After an abort or a time-out, a started body is awaited for at most the grace period.
@@ -66,10 +68,8 @@ export function runBody(run: BodyRun): Promise<BodyOutcome> {
       graceThen(outcome);
       void bodyStarted.then(() => finish(outcome));
     }, run.timeoutMs);
-    if (listens) {
-      if (run.signal.aborted) onAbort();
-      else run.signal.addEventListener('abort', onAbort, { once: true });
-    }
+    // One listener on a shared signal however many bodies run under it (abort-fanout.ts).
+    unsubscribe = listens ? subscribe(run.signal, onAbort) : () => undefined;
 
     const body = (): Promise<BodyOutcome> => {
       bodyStarted = (async (): Promise<BodyOutcome> => {

@@ -4,6 +4,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import type { ParentToken } from '../tools/types.js';
+import { onAbort } from './abort-fanout.js';
 import { NestedScheduler } from './scheduler.js';
 import type { ParentEntry, TokenTable } from './tokens.js';
 
@@ -30,9 +31,8 @@ export function mintTransport(
   const run = new AbortController();
   // Every nested call of this run listens on its signal; more than 10 at once is expected, not a leak.
   setMaxListeners(0, run.signal);
-  const onAbort = (): void => run.abort(signal.reason);
-  if (signal.aborted) run.abort(signal.reason);
-  else signal.addEventListener('abort', onAbort, { once: true });
+  // One listener on a caller's signal however many runs share it (abort-fanout.ts).
+  const unsubscribe = onAbort(signal, () => run.abort(signal.reason));
   const entry: ParentEntry = {
     callId: call.id,
     scope: call.scope,
@@ -46,7 +46,7 @@ export function mintTransport(
     signal: run.signal,
     settle: async () => {
       tokens.expire(token);
-      signal.removeEventListener('abort', onAbort);
+      unsubscribe();
       if (!run.signal.aborted) run.abort(new Error('the run_code execution settled'));
       await Promise.allSettled([...entry.inFlight]);
     },
