@@ -1,35 +1,9 @@
 #!/usr/bin/env node
-// The isocode launcher. isolated-vm on Node 20+ needs --no-node-snapshot; users must not have to
-// pass it, so the launcher re-executes Node with the flag when it is missing, forwarding argv,
-// stdio, signals and the exit code.
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+// The isocode launcher: runs the CLI in this one process. Programs run in sandbox worker processes,
+// which are started with --no-node-snapshot (what isolated-vm needs on Node 20+); this process
+// creates no isolate, so it keeps Node's startup snapshot and is not re-executed (decision record
+// 022). The one exception, a config with `sandbox: "in-process"`, is refused with the command that
+// adds the flag (src/cli/snapshot.ts).
+import { main } from '../dist/cli.js';
 
-const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
-const hasFlag =
-  process.execArgv.includes('--no-node-snapshot') ||
-  (process.env.NODE_OPTIONS ?? '').split(/\s+/).includes('--no-node-snapshot');
-
-if (hasFlag) {
-  const { main } = await import(cli);
-  await main(process.argv.slice(2));
-} else {
-  const child = spawn(
-    process.execPath,
-    [
-      '--no-node-snapshot',
-      ...process.execArgv,
-      fileURLToPath(import.meta.url),
-      ...process.argv.slice(2),
-    ],
-    {
-      stdio: 'inherit',
-    },
-  );
-  const forward = (signal) => () => child.kill(signal);
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, forward(signal));
-  child.on('exit', (code, signal) => {
-    if (signal) process.kill(process.pid, signal);
-    else process.exit(code ?? 1);
-  });
-}
+await main(process.argv.slice(2));

@@ -1,5 +1,5 @@
 /** CLI failures and their exit codes: 0 success, 1 a failed run or check, 2 a usage or config error. */
-import { isIsocodeError, type ErrorCode } from '../index.js';
+import { isIsocodeError, type ErrorCode } from '../errors.js';
 
 /** Exit code of a successful command. */
 export const EXIT_OK = 0;

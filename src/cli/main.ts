@@ -1,6 +1,7 @@
 /**
- * The `isocode` command line. `bin/isocode.js` re-executes Node with `--no-node-snapshot` (which
- * isolated-vm needs), imports this module (built as `dist/cli.js`) and calls {@link main}.
+ * The `isocode` command line. `bin/isocode.js` imports this module (built as `dist/cli.js`) and
+ * calls {@link main} in the same process (no re-exec: isolates run in sandbox worker processes,
+ * see snapshot.ts). Commands are imported when they run, so `--help` loads only commander.
  *
  * Exit codes: 0 success; 1 a failed run (its kind on stderr), a check with diagnostics, or an
  * unexpected error; 2 a usage or configuration error (nothing ran).

@@ -15,7 +15,9 @@ import {
 import type { IsocodeConfig, LimitsConfig } from '../sources/config-types.js';
 import { loadModuleTools } from '../sources/module.js';
 import { openRuntime } from '../sources/open.js';
+import { loadConfig } from '../sources/config.js';
 import { UsageError } from './errors.js';
+import { assertSandboxAllowed, hasNoSnapshotFlag } from './snapshot.js';
 
 /** A tools file: a JSON catalog (schemas only) or a module's tool definitions. */
 export type ToolsFile =
@@ -152,6 +154,9 @@ export async function openCliRuntime(options: CliRuntimeOptions): Promise<CliRun
       close: () => runtime.close(),
     };
   } else {
+    // The in-process sandbox would create isolates here: only with --no-node-snapshot (snapshot.ts).
+    if (options.codeMode && !hasNoSnapshotFlag())
+      assertSandboxAllowed((await loadConfig(options.config, { cwd })).sandbox, false);
     const o = await openRuntime({
       configPath: options.config,
       cwd,

@@ -1,8 +1,10 @@
 /** `isocode serve`: the HTTP service over the configured runtime. */
 import { httpOptionsFromConfig, startHttpServer } from '../../server/index.js';
+import { loadConfig } from '../../sources/config.js';
 import { openRuntime } from '../../sources/open.js';
 import { EXIT_OK } from '../errors.js';
 import type { Io } from '../output.js';
+import { assertSandboxAllowed, hasNoSnapshotFlag } from '../snapshot.js';
 import { port as parsePort, untilStopped } from './shared.js';
 
 /** Flags of `isocode serve`. */
@@ -15,6 +17,7 @@ export interface ServeFlags {
 /** Serves until SIGINT/SIGTERM (`stop`), then shuts down gracefully; resolves to the exit code. */
 export async function serveCommand(flags: ServeFlags, io: Io, stop: AbortSignal): Promise<number> {
   const port = flags.port === undefined ? undefined : parsePort('--port', flags.port);
+  if (!hasNoSnapshotFlag()) assertSandboxAllowed((await loadConfig(flags.config)).sandbox, false);
   const opened = await openRuntime({ configPath: flags.config });
   try {
     const options = httpOptionsFromConfig(opened);
