@@ -70,6 +70,16 @@ export const ENGINE_FACTORIES: readonly EngineFactory[] = [
     },
     create: async () => (await import('../baselines/run-quickjs.js')).createRunEngine(),
   },
+
+  {
+    name: 'workerd',
+    kind: 'baseline',
+    typecheck: false,
+    description:
+      "Cloudflare's workerd (miniflare) as @cloudflare/codemode runs programs: oxc strip, a fresh dynamic Worker (Worker Loader isolate) per run, tool calls over RPC to the host Worker, then a service binding to these tools",
+    probe: async () => (await import('../baselines/workerd.js')).probeWorkerd(),
+    create: async () => (await import('../baselines/workerd.js')).createWorkerdEngine(),
+  },
 ];
 
 /** The factory called `name`, if any. */

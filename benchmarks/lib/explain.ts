@@ -78,6 +78,7 @@ export function explainMisses(
     'throughput-nocheck': () => throughput(metrics, 'isocode-nocheck', environment.cores),
     'vs-worker': () => ratio(metrics, 'isocode-nocheck', 'worker-thread', 10),
     'vs-run': () => ratio(metrics, 'isocode-nocheck', 'run', 8),
+    'vs-workerd': () => ratio(metrics, 'isocode-nocheck', 'workerd', 1),
     'vs-worker-check': () => ratio(metrics, 'isocode', 'worker-thread', 1),
     'vs-run-check': () => ratio(metrics, 'isocode', 'run', 1),
   };

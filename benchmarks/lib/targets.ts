@@ -89,6 +89,15 @@ export const TARGETS: readonly TargetDefinition[] = [
     limit: 8,
   },
   {
+    id: 'vs-workerd',
+    description: "Like for like (typecheck off): faster than Cloudflare's workerd (ratio > 1)",
+    metric: 'baselines.workerd.vsNocheck',
+    unit: '×',
+    kind: 'min',
+    limit: 1,
+    inclusive: false,
+  },
+  {
     id: 'vs-worker-check',
     description: 'Typecheck on, still faster than worker-thread (ratio > 1)',
     metric: 'baselines.worker-thread.vsCheck',
