@@ -13,7 +13,7 @@ import type { AnyTool } from '../tools/resolve-tool.js';
 import { DEFAULT_SCOPE } from '../tools/scopes.js';
 import { NEVER_ABORTED } from './body.js';
 import { failure, frozenCopy, StageTracker, type StageOutcome } from './outcome.js';
-import type { ParentEntry, TokenTable } from './tokens.js';
+import { joinedSignal, type ParentEntry, type TokenTable } from './tokens.js';
 import type { CallInfo, ExecuteOptions, HookContext, ToolCall } from './types.js';
 
 /** What name resolution let through: a tool, or a transport. */
@@ -63,7 +63,7 @@ export class CallRecord {
     this.parentId = parent?.callId;
     this.signal =
       parent && options.signal
-        ? AbortSignal.any([options.signal, parent.signal])
+        ? joinedSignal(parent, options.signal)
         : (parent?.signal ?? options.signal ?? NEVER_ABORTED);
     const parentOk = options.parent === undefined || parent?.scope === scope;
     const resolution =

@@ -3,6 +3,7 @@
  * is accepted only with a token this executor minted for an execution that has not settled.
  */
 import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import type { ParentToken } from '../tools/types.js';
 import type { NestedScheduler } from './scheduler.js';
 
@@ -15,6 +16,22 @@ export interface ParentEntry {
   readonly scheduler: NestedScheduler;
   /** Nested calls still running; the parent does not settle before they do. */
   readonly inFlight: Set<Promise<unknown>>;
+  /** The last caller signal joined with `signal` (see {@link joinedSignal}). */
+  joined?: { readonly from: AbortSignal; readonly signal: AbortSignal } | undefined;
+}
+
+/**
+ * A nested call's signal: the caller's joined with the parent execution's. A run's calls come with
+ * one caller signal (the sandbox's), so the join is made once per run, not once per call.
+ */
+export function joinedSignal(entry: ParentEntry, from: AbortSignal): AbortSignal {
+  const last = entry.joined;
+  if (last !== undefined && last.from === from) return last.signal;
+  const signal = AbortSignal.any([from, entry.signal]);
+  // Every call of the run listens on it: many at once is expected, not a leak.
+  setMaxListeners(0, signal);
+  entry.joined = { from, signal };
+  return signal;
 }
 
 /** The live tokens of one executor. */

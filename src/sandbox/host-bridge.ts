@@ -121,19 +121,22 @@ export class HostBridge {
         `too many tool calls waiting at once (limits: ${limits.maxQueuedCalls} calls, ${limits.maxQueuedBytes} bytes of arguments); await some before starting more`,
       );
     }
-    if (waits) this.queuedBytes += argsJson.length;
+    // A call with a free slot starts inside `add`: the end of the run cannot catch it waiting, so
+    // it needs no signal (a reply after the end is dropped by `dispatchOne`).
+    if (!waits) return this.queue.add(() => this.dispatchOne(tool, argsJson));
+    this.queuedBytes += argsJson.length;
     let started = false;
     try {
       return await this.queue.add(
         () => {
           started = true;
-          if (waits) this.queuedBytes -= argsJson.length;
+          this.queuedBytes -= argsJson.length;
           return this.dispatchOne(tool, argsJson);
         },
         { signal: this.ending.signal },
       );
     } catch {
-      if (!started && waits) this.queuedBytes -= argsJson.length;
+      if (!started) this.queuedBytes -= argsJson.length;
       return started
         ? failure('ABORTED', 'the program has already finished')
         : failure('ABORTED_BEFORE_DISPATCH', `the program finished before ${tool} could start`);

@@ -62,8 +62,6 @@ export class SandboxPool {
   private readonly preparing = new Set<Promise<void>>();
   private readonly running = new Set<ProgramRun>();
   private readonly active = new Set<Promise<unknown>>();
-  /** Runs waiting for an isolate that a creation or renewal is preparing. */
-  private readonly takers: ((isolate: SandboxIsolate | undefined) => void)[] = [];
   private created = 0;
   private disposed = 0;
   private runs = 0;
@@ -198,7 +196,6 @@ export class SandboxPool {
     for (const run of this.running) run.kill('closed');
     while (this.active.size > 0) await Promise.allSettled([...this.active]);
     while (this.preparing.size > 0) await Promise.allSettled([...this.preparing]);
-    for (const taker of this.takers.splice(0)) taker(undefined);
     for (const isolate of this.warm.splice(0)) isolate.dispose();
     for (const isolate of [...this.alive]) isolate.dispose();
     const settle = this.lastDisposalAt + DISPOSAL_SETTLE_MS - performance.now();
@@ -236,15 +233,12 @@ export class SandboxPool {
     if (memoryMb === this.limits.memoryMb) {
       this.lastTree = tree;
       let isolate = this.takeWarm(tree, partition);
-      // A creation or renewal is under way: take its isolate rather than creating one more.
-      if (isolate === undefined && this.preparing.size > this.takers.length) {
-        isolate = await new Promise<SandboxIsolate | undefined>((resolve) =>
-          this.takers.push(resolve),
-        );
-        if (isolate !== undefined && isolate.owner !== undefined && isolate.owner !== partition) {
-          this.handOut(isolate);
-          isolate = undefined;
-        }
+      // A creation or renewal is under way: wait for it rather than create one more. Every isolate
+      // it prepares lands in the warm list, where the first waiter to wake takes it; a waiter that
+      // finds nothing for its partition when nothing is preparing any more creates its own.
+      while (isolate === undefined && this.preparing.size > 0 && this.maxIdle > 0 && !this.closed) {
+        await Promise.race(this.preparing);
+        isolate = this.takeWarm(tree, partition);
       }
       if (isolate !== undefined) {
         const installed = isolate.preparedTree;
@@ -330,40 +324,28 @@ export class SandboxPool {
     } finally {
       this.watchdog.delete(guard);
     }
-    if (isolate.disposed) {
-      this.handOut(undefined);
-      return;
-    }
+    if (isolate.disposed) return;
     // Garbage of earlier runs that V8 has not collected yet counts too, which errs on the side of
     // recycling.
     const heap = isolate.heapBytes;
     if (heap === undefined || heap > isolate.memoryMb * MIB * this.recycleHeapFraction) {
       this.recycled++;
       isolate.dispose();
-      this.handOut(undefined);
       return;
     }
     this.handOut(isolate);
   }
 
-  /** Gives a ready isolate to the first waiting run, else to the warm pool (or disposes it). */
-  private handOut(isolate: SandboxIsolate | undefined): void {
-    const taker = this.takers.shift();
-    if (isolate === undefined) {
-      taker?.(undefined);
+  /** Puts a ready isolate in the warm list (the least recently used one makes room), or disposes it. */
+  private handOut(isolate: SandboxIsolate): void {
+    if (this.closed || this.maxIdle === 0) {
+      isolate.dispose();
       return;
     }
-    if (this.closed) {
-      isolate.dispose();
-      taker?.(undefined);
-    } else if (taker !== undefined) taker(isolate);
-    else if (this.maxIdle === 0) isolate.dispose();
-    else {
-      // Full: the least recently used idle isolate makes room (it may belong to a partition that
-      // no longer runs here).
-      if (this.warm.length >= this.maxIdle) this.warm.shift()?.dispose();
-      this.warm.push(isolate);
-    }
+    // Full: the least recently used idle isolate makes room (it may belong to a partition that
+    // no longer runs here).
+    if (this.warm.length >= this.maxIdle) this.warm.shift()?.dispose();
+    this.warm.push(isolate);
   }
 
   private track(pending: Promise<void>): void {
@@ -388,7 +370,6 @@ export class SandboxPool {
           (isolate) => this.handOut(isolate),
           (error: unknown) => {
             this.lastCreateError = error;
-            this.handOut(undefined);
           },
         ),
       );

@@ -1,5 +1,6 @@
 /** Request bodies: JSON parsing and the strict zod schemas of each route. */
 import { z } from 'zod';
+import { formatIssues, zodIssues } from '../tools/schema.js';
 import { IsocodeError } from '../index.js';
 
 /** `POST /v1/execute`: a model-direct tool call. No field can carry a parent token. */
@@ -58,15 +59,10 @@ export async function parseBody<S extends z.ZodType>(
   }
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => ({
-      path: i.path.map(String).join('.') || '(body)',
-      message: i.message,
-    }));
-    throw new IsocodeError(
-      'BAD_REQUEST',
-      `invalid request body: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
-      { details: { issues } },
-    );
+    const issues = zodIssues(parsed.error);
+    throw new IsocodeError('BAD_REQUEST', `invalid request body: ${formatIssues(issues)}`, {
+      details: { issues },
+    });
   }
   return parsed.data;
 }

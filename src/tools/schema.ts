@@ -65,6 +65,11 @@ function isZodSchema(schema: SchemaLike): schema is z.ZodType {
   );
 }
 
+/** The issues of a failed zod parse, with `$`-rooted paths. */
+export function zodIssues(error: z.ZodError): ValidationIssue[] {
+  return error.issues.map((i) => ({ path: pathOf(i.path), message: i.message }));
+}
+
 function pathOf(segments: readonly PropertyKey[]): string {
   let out = '$';
   for (const s of segments) out += typeof s === 'number' ? `[${s}]` : `.${String(s)}`;
@@ -111,10 +116,7 @@ export function compileSchema(
       validate(value) {
         const r = schema.safeParse(value);
         if (r.success) return { ok: true, value: r.data };
-        return {
-          ok: false,
-          issues: r.error.issues.map((i) => ({ path: pathOf(i.path), message: i.message })),
-        };
+        return { ok: false, issues: zodIssues(r.error) };
       },
     };
   }

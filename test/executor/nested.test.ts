@@ -131,6 +131,48 @@ describe('nested dispatch', () => {
     expect(afterAbort).toBe(0);
   });
 
+  it("a nested call follows its own caller's signal and the parent's, never another caller's", async () => {
+    const outcomes: string[] = [];
+    const allStarted = deferred();
+    let started = 0;
+    const hold = defineTool({
+      name: 'hold',
+      description: '',
+      input: {},
+      isConcurrencySafe: true,
+      execute: (args, ctx) =>
+        new Promise((resolve) => {
+          const id = (args as { id: string }).id;
+          const timer = setTimeout(() => (outcomes.push(`${id}:done`), resolve(id)), 300);
+          if (++started === 3) allStarted.resolve();
+          ctx.signal.addEventListener('abort', () => {
+            clearTimeout(timer);
+            outcomes.push(`${id}:aborted`);
+            resolve(id);
+          });
+        }),
+    });
+    const first = new AbortController();
+    const second = new AbortController();
+    const rt = await codeRuntime(
+      async (api) => {
+        // Two calls share the first caller signal (the join made once is reused), one has its own.
+        const calls = [
+          api.call('hold', { id: 'a1' }, first.signal),
+          api.call('hold', { id: 'a2' }, first.signal),
+          api.call('hold', { id: 'b' }, second.signal),
+        ];
+        await allStarted.promise;
+        first.abort();
+        return (await Promise.all(calls)).map((r) => r.ok && r.value);
+      },
+      [hold],
+    );
+    const res = await rt.execute(run());
+    expect(res.ok).toBe(true);
+    expect(outcomes.sort()).toEqual(['a1:aborted', 'a2:aborted', 'b:done']);
+  });
+
   it('hooks, approvals and events see nested calls with the parent id', async () => {
     const events: ExecutorEvent[] = [];
     const seenParents: (string | undefined)[] = [];

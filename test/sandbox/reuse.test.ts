@@ -125,6 +125,10 @@ describe('isolate reuse', () => {
     }
   });
 
+  // These runs are collection-heavy: 250–600 ms of CPU on a loaded 2-core machine. A callback that ran
+  // after its run would spin until the limit, so a generous limit only makes a failure slower.
+  const GC_HEAVY = { limits: { cpuMs: 5_000, wallMs: 10_000 } };
+
   it("never runs a finished run's FinalizationRegistry callbacks, even when the collector gets to them later", async () => {
     await onOneIsolate(async () => {
       // Targets die in collections during this run while the registry is alive: the collector
@@ -138,6 +142,7 @@ describe('isolate reuse', () => {
          globalThis.registry = registry;
          over = true;
          return [registry instanceof FinalizationRegistry, typeof registry.register];`,
+        GC_HEAVY,
       );
       expect(expectOk(first)).toEqual([true, 'function']);
       // Garbage enough for full collections while the next run holds the isolate.
@@ -145,6 +150,7 @@ describe('isolate reuse', () => {
         pool,
         `for (let round = 0; round < 40; round++) { const junk = []; for (let i = 0; i < 20000; i++) junk.push({ i }); }
          return 'collected';`,
+        GC_HEAVY,
       );
       expect(expectOk(second)).toBe('collected');
       expect(second.logs).toEqual([]);

@@ -199,7 +199,7 @@ describe('request ids and errors', () => {
     const missing = await post('/v1/run', { code: 'return 1' });
     expect(missing.status).toBe(400);
     expect((await errorOf(missing)).error.details).toMatchObject({
-      issues: [{ path: 'description' }],
+      issues: [{ path: '$.description' }],
     });
   });
 
