@@ -40,7 +40,7 @@ export interface BenchOptions {
   quick?: boolean;
   /** Scenario ids to run. @default every scenario */
   only?: readonly string[];
-  /** Engine names to measure (`isocode`, `isocode-nocheck`, `worker-thread`, `node-vm`, `run`). @default all */
+  /** Engine names to measure (`isocode`, `isocode-nocheck`, `isocode-inprocess`, `worker-thread`, `node-vm`, `run`, `workerd`). @default all */
   engines?: readonly string[];
   /** Where results go. @default benchmarks/results/ */
   outDir?: string;

@@ -13,7 +13,7 @@ export type { BenchOptions } from './index.js';
 
 const USAGE = `usage: npm run bench -- [--quick] [--json <path>] [--out <dir>] [--only <scenario,...>] [--engines <engine,...>] [--require-isocode]
 scenarios: ${SCENARIO_IDS.join(', ')}
-engines: isocode, isocode-nocheck, isocode-inprocess, worker-thread, node-vm, run`;
+engines: isocode, isocode-nocheck, isocode-inprocess, worker-thread, node-vm, run, workerd`;
 
 const list = (value: string | undefined): string[] | undefined =>
   value === undefined
