@@ -44,7 +44,8 @@ const ratio = (a: TextSize, b: TextSize): TextSize => ({
  */
 export function wireText(catalog: readonly ToolSchema[]): string {
   const parts: string[] = [];
-  for (const t of Array.isArray(catalog) ? catalog : []) {
+  const list: readonly ToolSchema[] = Array.isArray(catalog) ? catalog : [];
+  for (const t of list) {
     try {
       const ok =
         typeof t === 'object' &&

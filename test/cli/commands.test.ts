@@ -37,7 +37,7 @@ describe('isocode sdk', () => {
     const r = await runCli(['sdk', '--tools', 'test/fixtures/catalogs/filesystem.json']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('interface Tools {');
-    expect(r.stdout).toContain('read_text_file(input: ReadTextFileInput)');
+    expect(r.stdout).toContain('read_text_file(input: {');
   });
 
   it('accepts { "tools": [...] }, writes --out, and --format prompt adds the instructions', async () => {
@@ -69,9 +69,9 @@ describe('isocode sdk', () => {
     );
     const [demo, module] = await Promise.all([runCli(['sdk']), runCli(['sdk', '--tools', mod])]);
     expect(demo.code).toBe(0);
-    expect(demo.stdout).toContain('word_count(input: TextWordCountInput)');
+    expect(demo.stdout).toContain('word_count(input: {');
     expect(module.code).toBe(0);
-    expect(module.stdout).toContain('greet(input: GreetInput): Promise<JsonValue>;');
+    expect(module.stdout).toContain('greet(input: {');
     expect(module.stdout).not.toContain('word_count');
   });
 
