@@ -130,6 +130,38 @@ function wrapped(
   return needs ? `(${text})` : text;
 }
 
+/** True when `node` refers to a named type anywhere inside. */
+function hasRef(node: TypeNode): boolean {
+  switch (node.kind) {
+    case 'keyword':
+      return false;
+    case 'ref':
+      return true;
+    case 'union':
+    case 'intersection':
+      return node.members.some(hasRef);
+    case 'array':
+      return hasRef(node.element);
+    case 'tuple':
+      return node.elements.some(hasRef) || (node.rest !== undefined && hasRef(node.rest));
+    case 'object':
+      return (
+        node.members.some((m) => hasRef(m.type)) || (node.index !== undefined && hasRef(node.index))
+      );
+  }
+}
+
+/**
+ * A member-less object with value type text `value`: `Record<string, T>`, or `{ [key: string]: T }` when
+ * `T` names a type, because a type alias may not reach itself through `Record` (TS2456) but may through
+ * an object literal.
+ */
+function map(value: string, node: Extract<TypeNode, { kind: 'object' }>): string {
+  return node.index !== undefined && hasRef(node.index)
+    ? `{ [key: string]: ${value} }`
+    : `Record<string, ${value}>`;
+}
+
 /** An object literal is printed on one line when it has no JSDoc and fits in this many characters. */
 const ONE_LINE = 100;
 /** A one-line member JSDoc up to this long shares the member's line (a longer one has its own). */
@@ -161,7 +193,7 @@ export function printType(node: TypeNode, indent: string, resolve: RefResolver):
     }
     case 'object':
       if (node.members.length === 0)
-        return `Record<string, ${printType(node.index ?? NEVER, indent, resolve)}>`;
+        return map(printType(node.index ?? NEVER, indent, resolve), node);
       return (
         flat(node, resolve, ONE_LINE) ??
         `{\n${printMembers(node, `${indent}  `, resolve)}${indent}}`
@@ -229,7 +261,7 @@ export function flat(node: TypeNode, resolve: RefResolver, budget: number): stri
       if (node.members.some((m) => m.doc.length > 0)) return undefined;
       if (node.members.length === 0) {
         const v = flat(node.index ?? NEVER, resolve, budget - 16);
-        text = v === undefined ? undefined : `Record<string, ${v}>`;
+        text = v === undefined ? undefined : map(v, node);
         break;
       }
       const parts: string[] = [];

@@ -85,6 +85,26 @@ const odd: ToolSchema[] = [
   },
   { name: 'empty', description: '', inputSchema: {} },
   {
+    // zod's z.json(): a recursive alias through a map (must not print as Record<string, Self>, TS2456).
+    name: 'json',
+    description: '',
+    inputSchema: {
+      type: 'object',
+      properties: { v: { $ref: '#/$defs/J' } },
+      required: ['v'],
+      $defs: {
+        J: {
+          anyOf: [
+            { type: 'string' },
+            { type: 'null' },
+            { type: 'array', items: { $ref: '#/$defs/J' } },
+            { type: 'object', additionalProperties: { $ref: '#/$defs/J' } },
+          ],
+        },
+      },
+    },
+  },
+  {
     name: 'quoted-keys',
     description: '',
     inputSchema: {
@@ -118,6 +138,7 @@ await tools.tree({ name: 'r', children: [{ name: 'c', children: [] }] });
 await tools.mixed({ pick: null, both: { a: 'x' }, any: [1], enumMixed: { x: 1 } });
 await tools.mixed({ pick: 'x', both: [], enumMixed: [2] });
 await tools.empty(1);
+await tools.json({ v: { a: [null, 'x', { b: [] }] } });
 await tools['quoted-keys']({ 'a-b': 'x', class: 1, '0x': true, é: 'y' });
 await tools.huge.description({ q: 'a' });`;
     expect(typecheck(sdk.text, program)).toEqual([]);
