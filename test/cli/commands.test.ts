@@ -40,6 +40,22 @@ describe('isocode sdk', () => {
     expect(r.stdout).toContain('read_text_file(input: {');
   });
 
+  it('--stats prints SDK vs JSON wire tokens and characters; --format json the same as JSON', async () => {
+    const args = ['sdk', '--tools', 'test/fixtures/catalogs/filesystem.json', '--stats'];
+    const [table, json, bad] = await Promise.all([
+      runCli(args),
+      runCli([...args, '--format', 'json']),
+      runCli(['sdk', '--tools', 'test/fixtures/catalogs/filesystem.json', '--format', 'json']),
+    ]);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/^JSON wire +2354 +11044$/m);
+    expect(table.stdout).toMatch(/^catalog \/ wire +57\.1%/m);
+    const stats = JSON.parse(json.stdout) as { tools: number; wire: { tokens: number } };
+    expect(stats.tools).toBe(14);
+    expect(stats.wire.tokens).toBe(2354);
+    expect(bad.code).toBe(2);
+  });
+
   it('accepts { "tools": [...] }, writes --out, and --format prompt adds the instructions', async () => {
     const catalog = JSON.parse(
       readFileSync(join(ROOT, 'test/fixtures/catalogs/everything.json'), 'utf8'),
