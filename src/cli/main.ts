@@ -99,16 +99,19 @@ function buildProgram(io: Io, signal: AbortSignal, exit: (code: number) => void)
     .option('-t, --tools <file>', TOOLS_HELP)
     .option('-s, --scope <id>', 'scope whose visible tools to render')
     .option('-o, --out <file>', 'write to a file instead of stdout')
+    .option('--stats', 'print the SDK size against the JSON wire (o200k tokens and characters)')
     .addOption(
-      new Option('-f, --format <format>', 'd.ts: the declarations; prompt: instructions + SDK')
-        .choices(['d.ts', 'prompt'])
-        .default('d.ts'),
+      new Option(
+        '-f, --format <format>',
+        'd.ts (default): the declarations; prompt: instructions + SDK; with --stats: text (default) or json',
+      ).choices(['d.ts', 'prompt', 'text', 'json']),
     )
     .addHelpText(
       'after',
       examples([
         'isocode sdk',
         'isocode sdk --tools test/fixtures/catalogs/filesystem.json',
+        'isocode sdk --tools test/fixtures/catalogs/filesystem.json --stats',
         'isocode sdk --config isocode.config.json --format prompt --out prompt.md',
       ]),
     )

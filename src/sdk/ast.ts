@@ -130,7 +130,48 @@ function wrapped(
   return needs ? `(${text})` : text;
 }
 
-/** Prints a type; multi-line object literals are indented relative to `indent`. */
+/** True when `node` refers to a named type anywhere inside. */
+function hasRef(node: TypeNode): boolean {
+  switch (node.kind) {
+    case 'keyword':
+      return false;
+    case 'ref':
+      return true;
+    case 'union':
+    case 'intersection':
+      return node.members.some(hasRef);
+    case 'array':
+      return hasRef(node.element);
+    case 'tuple':
+      return node.elements.some(hasRef) || (node.rest !== undefined && hasRef(node.rest));
+    case 'object':
+      return (
+        node.members.some((m) => hasRef(m.type)) || (node.index !== undefined && hasRef(node.index))
+      );
+  }
+}
+
+/**
+ * A member-less object with value type text `value`: `Record<string, T>`, or `{ [key: string]: T }` when
+ * `T` names a type, because a type alias may not reach itself through `Record` (TS2456) but may through
+ * an object literal.
+ */
+function map(value: string, node: Extract<TypeNode, { kind: 'object' }>): string {
+  return node.index !== undefined && hasRef(node.index)
+    ? `{ [key: string]: ${value} }`
+    : `Record<string, ${value}>`;
+}
+
+/** An object literal is printed on one line when it has no JSDoc and fits in this many characters. */
+const ONE_LINE = 100;
+/** A one-line member JSDoc up to this long shares the member's line (a longer one has its own). */
+const SHARED_DOC = 80;
+
+/**
+ * Prints a type. An object literal without members is `Record<string, T>`; one whose members carry no
+ * JSDoc and that fits in {@link ONE_LINE} characters is one line (`{ a: string; b?: number }`); any
+ * other is multi-line, indented relative to `indent`.
+ */
 export function printType(node: TypeNode, indent: string, resolve: RefResolver): string {
   switch (node.kind) {
     case 'keyword':
@@ -151,8 +192,98 @@ export function printType(node: TypeNode, indent: string, resolve: RefResolver):
       return `[${parts.join(', ')}]`;
     }
     case 'object':
-      return `{\n${printMembers(node, `${indent}  `, resolve)}${indent}}`;
+      if (node.members.length === 0)
+        return map(printType(node.index ?? NEVER, indent, resolve), node);
+      return (
+        flat(node, resolve, ONE_LINE) ??
+        `{\n${printMembers(node, `${indent}  `, resolve)}${indent}}`
+      );
   }
+}
+
+/**
+ * The one-line text of `node` when it fits in `budget` characters and no object in it has JSDoc; else
+ * undefined. Gives up as soon as the budget is spent, so trying it at every level stays linear.
+ */
+export function flat(node: TypeNode, resolve: RefResolver, budget: number): string | undefined {
+  if (budget <= 0) return undefined;
+  const one = (n: TypeNode, wrap: boolean, left: number): string | undefined => {
+    const t = flat(n, resolve, wrap ? left - 2 : left);
+    return t === undefined ? undefined : wrap ? `(${t})` : t;
+  };
+  const composite = (n: TypeNode): boolean => n.kind === 'union' || n.kind === 'intersection';
+  const list = (items: readonly [TypeNode, boolean, string][], sep: string): string | undefined => {
+    let out = '';
+    for (const [i, [n, wrap, suffix]] of items.entries()) {
+      const t = one(n, wrap, budget - out.length);
+      if (t === undefined) return undefined;
+      out += `${i === 0 ? '' : sep}${t}${suffix}`;
+      if (out.length > budget) return undefined;
+    }
+    return out;
+  };
+  let text: string | undefined;
+  switch (node.kind) {
+    case 'keyword':
+    case 'ref':
+      text = printType(node, '', resolve);
+      break;
+    case 'union':
+      text = list(
+        node.members.map((m) => [m, false, '']),
+        ' | ',
+      );
+      break;
+    case 'intersection':
+      text = list(
+        node.members.map((m) => [m, m.kind === 'union', '']),
+        ' & ',
+      );
+      break;
+    case 'array': {
+      const e = one(node.element, composite(node.element), budget - 2);
+      text = e === undefined ? undefined : `${e}[]`;
+      break;
+    }
+    case 'tuple': {
+      const items: [TypeNode, boolean, string][] = node.elements.map((e, i) =>
+        i < node.required ? [e, false, ''] : [e, composite(e), '?'],
+      );
+      const inner = list(items, ', ');
+      const rest = node.rest === undefined ? '' : one(node.rest, composite(node.rest), budget - 6);
+      text =
+        inner === undefined || rest === undefined
+          ? undefined
+          : `[${[inner, ...(rest === '' ? [] : [`...${rest}[]`])].filter((p) => p !== '').join(', ')}]`;
+      break;
+    }
+    case 'object': {
+      if (node.members.some((m) => m.doc.length > 0)) return undefined;
+      if (node.members.length === 0) {
+        const v = flat(node.index ?? NEVER, resolve, budget - 16);
+        text = v === undefined ? undefined : map(v, node);
+        break;
+      }
+      const parts: string[] = [];
+      let used = 4;
+      for (const m of node.members) {
+        const key = `${propertyKey(m.name)}${m.optional ? '?' : ''}: `;
+        const t = flat(m.type, resolve, budget - used - key.length);
+        if (t === undefined) return undefined;
+        used += key.length + t.length + 2;
+        if (used > budget) return undefined;
+        parts.push(key + t);
+      }
+      if (node.index !== undefined) {
+        const t = flat(node.index, resolve, budget - used - 15);
+        if (t === undefined) return undefined;
+        parts.push(`[key: string]: ${t}`);
+      }
+      text = `{ ${parts.join('; ')} }`;
+      break;
+    }
+  }
+  return text !== undefined && text.length <= budget && !text.includes('\n') ? text : undefined;
 }
 
 /** The member lines of an object type (each ending in a newline), at `indent`. */
@@ -163,8 +294,16 @@ export function printMembers(
 ): string {
   let out = '';
   for (const m of node.members) {
-    out += jsDoc(m.doc, indent);
-    out += `${indent}${propertyKey(m.name)}${m.optional ? '?' : ''}: ${printType(m.type, indent, resolve)};\n`;
+    const doc = jsDoc(m.doc, indent);
+    const key = `${propertyKey(m.name)}${m.optional ? '?' : ''}: ${printType(m.type, indent, resolve)};`;
+    // A short one-line JSDoc shares the member's line.
+    if (
+      doc !== '' &&
+      doc.indexOf('\n') === doc.length - 1 &&
+      doc.length <= SHARED_DOC + indent.length
+    )
+      out += `${doc.slice(0, -1)} ${key}\n`;
+    else out += `${doc}${indent}${key}\n`;
   }
   if (node.index !== undefined)
     out += `${indent}[key: string]: ${printType(node.index, indent, resolve)};\n`;

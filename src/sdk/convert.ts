@@ -29,8 +29,6 @@ export interface SchemaDoc {
   root: unknown;
   /** Prepended to warning pointers (`/inputSchema`). */
   pointerPrefix: string;
-  /** Objects without `additionalProperties` are closed instead of open. */
-  closedObjects: boolean;
 }
 
 /** A declaration the converter produces: a document root or a `$ref` target. */
@@ -137,6 +135,8 @@ export class SchemaConverter {
     ptr: string,
     depth: number,
     guarded: boolean,
+    /** The schema is an `allOf` member: its type is intersected with its siblings'. */
+    conjunct = false,
   ): TypeNode {
     if (schema === true) return JSON_VALUE;
     if (schema === false) return NEVER;
@@ -149,7 +149,7 @@ export class SchemaConverter {
       return this.warn(doc, ptr, 'cyclic schema object (use $ref for recursion)');
     this.active.add(schema);
     try {
-      return this.convertObject(schema, doc, ptr, depth, guarded);
+      return this.convertObject(schema, doc, ptr, depth, guarded, conjunct);
     } finally {
       this.active.delete(schema);
     }
@@ -161,8 +161,11 @@ export class SchemaConverter {
     ptr: string,
     depth: number,
     guarded: boolean,
+    conjunct: boolean,
   ): TypeNode {
     const parts: TypeNode[] = [];
+    // Its own object part is intersected with other parts: see `object`.
+    const combined = conjunct || ['$ref', 'allOf', 'anyOf', 'oneOf'].some((k) => has(s, k));
     if (has(s, '$ref')) parts.push(this.ref(own(s, '$ref'), doc, child(ptr, '$ref'), guarded));
     if (has(s, '$dynamicRef') || has(s, '$recursiveRef')) {
       parts.push(this.warn(doc, ptr, '$dynamicRef/$recursiveRef are not supported'));
@@ -194,9 +197,9 @@ export class SchemaConverter {
         ),
       );
     } else if (types !== undefined) {
-      parts.push(union(types.map((t) => this.typed(t, s, doc, ptr, depth))));
+      parts.push(union(types.map((t) => this.typed(t, s, doc, ptr, depth, combined))));
     } else if (OBJECT_KEYWORDS.some((k) => has(s, k))) {
-      parts.push(this.object(s, doc, ptr, depth));
+      parts.push(this.object(s, doc, ptr, depth, combined));
     } else if (ARRAY_KEYWORDS.some((k) => has(s, k))) {
       parts.push(this.array(s, doc, ptr, depth));
     }
@@ -213,7 +216,7 @@ export class SchemaConverter {
     const all = this.subschemas(s, 'allOf', doc, ptr);
     if (all !== undefined)
       all.forEach((m, i) =>
-        parts.push(this.convert(m, doc, child(ptr, 'allOf', i), depth + 1, guarded)),
+        parts.push(this.convert(m, doc, child(ptr, 'allOf', i), depth + 1, guarded, true)),
       );
     const result = intersection(parts);
     return own(s, 'nullable') === true ? union([result, NULL]) : result;
@@ -243,7 +246,14 @@ export class SchemaConverter {
     return [...new Set(list)];
   }
 
-  private typed(type: string, s: Schema, doc: SchemaDoc, ptr: string, depth: number): TypeNode {
+  private typed(
+    type: string,
+    s: Schema,
+    doc: SchemaDoc,
+    ptr: string,
+    depth: number,
+    combined: boolean,
+  ): TypeNode {
     switch (type) {
       case 'string':
       case 'number':
@@ -253,7 +263,7 @@ export class SchemaConverter {
       case 'integer':
         return keyword('number');
       case 'object':
-        return this.object(s, doc, ptr, depth);
+        return this.object(s, doc, ptr, depth, combined);
       case 'array':
         return this.array(s, doc, ptr, depth);
       default:
@@ -261,7 +271,20 @@ export class SchemaConverter {
     }
   }
 
-  private object(s: Schema, doc: SchemaDoc, ptr: string, depth: number): TypeNode {
+  /**
+   * An object type, closed unless the schema allows extra keys (decision 017): an object that declares
+   * no `properties`, `required`, `additionalProperties` or `patternProperties` is a free-form map; any
+   * other accepts only the keys it declares. When `combined` (intersected with an `allOf` sibling, a
+   * `$ref` or an `anyOf`/`oneOf`), an object that declares no key adds no constraint, because
+   * TypeScript checks an intersection's keys against all its members together.
+   */
+  private object(
+    s: Schema,
+    doc: SchemaDoc,
+    ptr: string,
+    depth: number,
+    combined: boolean,
+  ): TypeNode {
     const propsValue = own(s, 'properties');
     const props = isPlainObject(propsValue) ? propsValue : {};
     if (propsValue !== undefined && !isPlainObject(propsValue))
@@ -282,7 +305,6 @@ export class SchemaConverter {
     });
     const extras: TypeNode[] = [];
     const ap = own(s, 'additionalProperties');
-    const open = ap === undefined && !doc.closedObjects;
     if (ap !== undefined && ap !== false) {
       extras.push(this.convert(ap, doc, child(ptr, 'additionalProperties'), depth + 1, true));
     }
@@ -291,20 +313,28 @@ export class SchemaConverter {
       for (const k of Object.keys(pp))
         extras.push(this.convert(pp[k], doc, child(ptr, 'patternProperties', k), depth + 1, true));
     }
-    const extraType = open
-      ? union([JSON_VALUE, ...extras])
-      : extras.length > 0
-        ? union(extras)
-        : undefined;
+    const free =
+      ap === undefined && extras.length === 0 && propsValue === undefined && required.size === 0;
+    if (
+      combined &&
+      ap === undefined &&
+      extras.length === 0 &&
+      members.length === 0 &&
+      required.size === 0
+    )
+      return JSON_VALUE;
+    const extraType = free ? JSON_VALUE : extras.length > 0 ? union(extras) : undefined;
+    // A required key the schema does not declare: typed by the extra keys' schema, or any JSON when
+    // extra keys are merely unmentioned (with `additionalProperties: false` it cannot be satisfied).
     for (const name of required) {
-      if (!Object.prototype.hasOwnProperty.call(props, name) && extraType !== undefined) {
-        members.push({ name, optional: false, type: extraType, doc: [] });
+      if (!Object.prototype.hasOwnProperty.call(props, name)) {
+        const type = extraType ?? (ap === undefined ? JSON_VALUE : undefined);
+        if (type !== undefined) members.push({ name, optional: false, type, doc: [] });
       }
     }
     let index: TypeNode | undefined;
     if (extraType === undefined) index = members.length === 0 ? NEVER : undefined;
     else if (members.length === 0) index = extraType;
-    else if (open) index = UNKNOWN;
     else {
       index = union([
         extraType,

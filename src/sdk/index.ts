@@ -12,4 +12,5 @@ export {
   type JsonSchemaToTsResult,
   jsonSchemaToTs,
 } from './schema-to-ts.js';
+export { type SdkStats, type TextSize, sdkStats, wireText } from './stats.js';
 export type { SdkWarning } from './types.js';

@@ -44,8 +44,40 @@ const NUMERIC_TAGS = [
 ] as const;
 
 /**
- * The documentation lines of a schema: title (unless it only restates `key`), description, then
- * `@deprecated`, `@default`, `@format`, numeric bounds, `@pattern` and `@example` tags.
+ * The JSDoc tags of a schema's constraints, each once: `@deprecated`, `@default`, `@integer`, `@format`,
+ * numeric bounds, `@pattern`, `@example` (enums and consts are in the type itself).
+ */
+function constraintTags(s: Schema): string[] {
+  const tags: string[] = [];
+  if (own(s, 'deprecated') === true) tags.push('@deprecated');
+  if (Object.prototype.hasOwnProperty.call(s, 'default')) {
+    const d = json(own(s, 'default'));
+    if (d !== undefined) tags.push(`@default ${d}`);
+  }
+  if (own(s, 'type') === 'integer') tags.push('@integer');
+  const format = own(s, 'format');
+  if (typeof format === 'string') tags.push(`@format ${format}`);
+  for (const tag of NUMERIC_TAGS) {
+    const v = own(s, tag);
+    if (typeof v === 'number' && Number.isFinite(v)) tags.push(`@${tag} ${v}`);
+  }
+  const pattern = own(s, 'pattern');
+  if (typeof pattern === 'string') tags.push(`@pattern ${pattern}`);
+  const examples = own(s, 'examples');
+  if (Array.isArray(examples)) {
+    for (const e of examples) {
+      const text = json(e);
+      if (text !== undefined) tags.push(`@example ${text}`);
+    }
+  }
+  return tags.flatMap((t) => textLines(t));
+}
+
+/**
+ * The documentation lines of a schema: title (unless it only restates `key`), description, then its
+ * constraint tags. Compact: the tags share one line (the description's own line when that is its only
+ * line), unless a tag's free text (a format or pattern) holds whitespace or an `@`, which would make the
+ * line ambiguous: then each tag has its own line.
  */
 export function schemaDocLines(schema: unknown, key?: string): string[] {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return [];
@@ -56,33 +88,17 @@ export function schemaDocLines(schema: unknown, key?: string): string[] {
   if (typeof title === 'string' && (key === undefined || normalized(title) !== normalized(key))) {
     lines.push(...textLines(title));
   }
-  if (typeof description === 'string') {
-    const d = textLines(description);
-    if (lines.length > 0 && d.length > 0) lines.push('');
-    lines.push(...d);
-  }
-  if (own(s, 'deprecated') === true) lines.push('@deprecated');
-  if (Object.prototype.hasOwnProperty.call(s, 'default')) {
-    const d = json(own(s, 'default'));
-    if (d !== undefined) lines.push(...textLines(`@default ${d}`));
-  }
-  if (own(s, 'type') === 'integer') lines.push('@integer');
-  const format = own(s, 'format');
-  if (typeof format === 'string') lines.push(...textLines(`@format ${format}`));
-  for (const tag of NUMERIC_TAGS) {
-    const v = own(s, tag);
-    if (typeof v === 'number' && Number.isFinite(v)) lines.push(`@${tag} ${v}`);
-  }
-  const pattern = own(s, 'pattern');
-  if (typeof pattern === 'string') lines.push(...textLines(`@pattern ${pattern}`));
-  const examples = own(s, 'examples');
-  if (Array.isArray(examples)) {
-    for (const e of examples) {
-      const text = json(e);
-      if (text !== undefined) lines.push(...textLines(`@example ${text}`));
-    }
-  }
-  return lines;
+  if (typeof description === 'string') lines.push(...textLines(description));
+  const tags = constraintTags(s);
+  if (tags.length === 0) return lines;
+  const spaced = tags.some(
+    (t) => /\s|@/.test(t.replace(/^@\w+ ?/, '')) && /^@(format|pattern) /.test(t),
+  );
+  if (spaced) return [...lines, ...tags];
+  const joined = tags.join(' ');
+  if (lines.length === 0) return [joined];
+  if (lines.length === 1) return [`${lines[0] as string} ${joined}`];
+  return [...lines, joined];
 }
 
 /** A JSDoc block at `indent` (empty string when there are no lines); a star-slash in the text is escaped. */

@@ -1,11 +1,11 @@
 /** Tool catalog → the SDK declaration text a program is written and type-checked against. */
 import { createHash } from 'node:crypto';
 import type { ToolSchema } from '../tools/types.js';
-import type { TypeNode } from './ast.js';
+import { type RefResolver, printType } from './ast.js';
 import { type SdkBinding, compareNames, sdkBindings } from './bindings.js';
 import { type SchemaDoc, SchemaConverter } from './convert.js';
 import { printDeclarations } from './declarations.js';
-import { jsDoc, textLines } from './jsdoc.js';
+import { jsDoc, schemaDocLines, textLines } from './jsdoc.js';
 import { NameAllocator, pascalCase, propertyKey } from './names.js';
 import { fillTemplate, readTemplate } from './templates.js';
 import type { SdkWarning } from './types.js';
@@ -16,12 +16,6 @@ export interface RenderSdkOptions {
   maxDepth?: number | undefined;
   /** Render dotted tool names as nested objects (`tools.github.create_issue`). @default true */
   namespaces?: boolean | undefined;
-  /**
-   * Treat input objects without `additionalProperties` as closed (no index signature), so a misspelt
-   * optional argument is a type error. Output objects stay open.
-   * @default false
-   */
-  closeInputObjects?: boolean | undefined;
 }
 
 /** A rendered SDK. */
@@ -37,7 +31,6 @@ export interface RenderedSdk {
 
 const DEFAULT_MAX_DEPTH = 32;
 const MAX_NODES = 100_000;
-const PARAM_HINT_LENGTH = 100;
 
 interface Entry {
   name: string;
@@ -124,10 +117,21 @@ function entries(catalog: readonly unknown[], warnings: SdkWarning[]): Entry[] {
 
 interface ToolTypes {
   declarations: string[];
-  inputName: string;
-  outputName: string | undefined;
-  inputNode: TypeNode | undefined;
-  outputDoc: string;
+  /** The input parameter's type text (an inline literal, or a name when the schema refers to itself). */
+  input: string;
+  /** The output type text; undefined when the tool declares no output schema. */
+  output: string | undefined;
+  /** The parameter may be omitted: an object type whose members are all optional. */
+  optionalInput: boolean;
+  /** JSDoc of the input and output roots (`@param input …`, `@returns …`) when they are inline. */
+  rootDoc: string[];
+}
+
+/** A root schema's doc as one tag (`@param input The query.`), when it has any. */
+function rootTag(tag: string, schema: unknown): string[] {
+  const lines = schemaDocLines(schema);
+  if (lines.length === 0) return [];
+  return [`${tag} ${lines[0] as string}`, ...lines.slice(1)];
 }
 
 function toolTypes(
@@ -137,40 +141,45 @@ function toolTypes(
   options: RenderSdkOptions,
   warnings: SdkWarning[],
 ): ToolTypes {
+  // The stem was claimed with both suffixes: a root that refers to itself takes one of them.
   const inputName = `${stem}Input`;
-  const outputName = entry.hasOutput ? `${stem}Output` : undefined;
-  const converter = new SchemaConverter(entry.name, stem, names, {
-    maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH,
-    maxNodes: MAX_NODES,
-  });
-  const input: SchemaDoc = {
-    id: 'input',
-    root: entry.inputSchema,
-    pointerPrefix: '/inputSchema',
-    closedObjects: options.closeInputObjects === true,
-  };
+  const outputName = `${stem}Output`;
+  const converter = new SchemaConverter(
+    entry.name,
+    stem,
+    names,
+    { maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH, maxNodes: MAX_NODES },
+    (doc) => (doc.id === 'input' ? inputName : outputName),
+  );
+  const input: SchemaDoc = { id: 'input', root: entry.inputSchema, pointerPrefix: '/inputSchema' };
   const output: SchemaDoc = {
     id: 'output',
     root: entry.outputSchema,
     pointerPrefix: '/outputSchema',
-    closedObjects: false,
   };
   try {
-    const inputNamed = converter.nameRoot(input, inputName);
-    if (outputName !== undefined) converter.nameRoot(output, outputName);
+    const inputNode = converter.inline(input, entry.inputSchema);
+    const outputNode = entry.hasOutput ? converter.inline(output, entry.outputSchema) : undefined;
     converter.drain();
     const declarations = printDeclarations(converter.named, entry.name, converter.warnings);
     warnings.push(...converter.warnings);
-    const description =
-      typeof entry.outputSchema === 'object' && entry.outputSchema !== null
-        ? ownValue(entry.outputSchema, 'description')
-        : undefined;
+    const resolve: RefResolver = (ref) => converter.named.get(ref.key)?.name ?? 'unknown';
+    const inputSelf = converter.named.has('input#');
+    const outputSelf = converter.named.has('output#');
     return {
       declarations,
-      inputName,
-      outputName,
-      inputNode: inputNamed.node,
-      outputDoc: typeof description === 'string' ? (textLines(description)[0] ?? '') : '',
+      input: inputSelf ? inputName : printType(inputNode, '', resolve),
+      output:
+        outputNode === undefined
+          ? undefined
+          : outputSelf
+            ? outputName
+            : printType(outputNode, '', resolve),
+      optionalInput: inputNode.kind === 'object' && inputNode.members.every((m) => m.optional),
+      rootDoc: [
+        ...(inputSelf ? [] : rootTag('@param input', entry.inputSchema)),
+        ...(outputNode === undefined || outputSelf ? [] : rootTag('@returns', entry.outputSchema)),
+      ],
     };
   } catch (err) {
     warnings.push({
@@ -178,47 +187,33 @@ function toolTypes(
       pointer: '',
       message: `schema could not be read: ${message(err)}`,
     });
-    const declarations = [`type ${inputName} = unknown;`];
-    if (outputName !== undefined) declarations.push(`type ${outputName} = unknown;`);
-    return { declarations, inputName, outputName, inputNode: undefined, outputDoc: '' };
+    return {
+      declarations: [],
+      input: 'unknown',
+      output: entry.hasOutput ? 'unknown' : undefined,
+      optionalInput: false,
+      rootDoc: [],
+    };
   }
 }
 
-function hint(text: string): string {
-  const first = textLines(text)[0] ?? '';
-  return first.length > PARAM_HINT_LENGTH
-    ? `${first.slice(0, PARAM_HINT_LENGTH - 1).trimEnd()}…`
-    : first;
-}
-
+/**
+ * A tool's method: its description and root docs as JSDoc (one line when everything fits on one), then
+ * the signature with the input and output types inline.
+ */
 function toolBlock(key: string, entry: Entry, t: ToolTypes): string {
   const lines = textLines(entry.description);
-  const optionalInput =
-    t.inputNode?.kind === 'object' && t.inputNode.members.every((m) => m.optional);
-  const params: string[] = [];
-  if (t.inputNode?.kind === 'object') {
-    for (const m of t.inputNode.members) {
-      const name = /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(m.name)
-        ? `input.${m.name}`
-        : `input[${JSON.stringify(m.name)}]`;
-      const h = hint(m.doc.find((l) => l !== '' && !l.startsWith('@')) ?? '');
-      params.push(`@param ${m.optional ? `[${name}]` : name}${h === '' ? '' : ` ${h}`}`);
-    }
-  }
-  const returns =
-    t.outputName === undefined
-      ? 'JSON of an undeclared shape'
-      : t.outputDoc !== ''
-        ? t.outputDoc
-        : t.outputName;
-  const doc = [...lines, ...(lines.length > 0 ? [''] : []), ...params, `@returns ${returns}`];
+  const doc =
+    lines.length <= 1 && t.rootDoc.length <= 2 && t.rootDoc.every((l) => l.startsWith('@'))
+      ? [[...lines, ...t.rootDoc].join(' ')].filter((l) => l !== '')
+      : [...lines, ...t.rootDoc];
   return fillTemplate(
     readTemplate('tool-block.tmpl'),
     {
       doc: jsDoc(doc, '').replace(/\n$/, ''),
       key: propertyKey(key),
-      param: `input${optionalInput ? '?' : ''}: ${t.inputName}`,
-      returns: t.outputName ?? 'JsonValue',
+      param: `input${t.optionalInput ? '?' : ''}: ${t.input}`,
+      returns: t.output ?? 'JsonValue',
     },
     '  ',
   );
@@ -287,21 +282,14 @@ export function renderSdk(
         `  ${propertyKey(seg)}: ${(spaces.get(JSON.stringify(binding.path.slice(0, j))) as Namespace).name};`,
       );
     }
-    typeBlocks.push(
-      `// ${entry.name.replace(/[\r\n\u2028\u2029]/g, ' ')}\n${t.declarations.join('\n\n')}\n`,
-    );
+    typeBlocks.push(...t.declarations.map((d) => `${d}\n`));
   }
 
   const printSpace = (ns: Namespace, doc: string): string => {
     const keys = [...ns.members.keys()].sort(compareNames);
     return `${doc}interface ${ns.name} {\n${keys.map((k) => `${ns.members.get(k) as string}\n`).join('')}}\n`;
   };
-  const toolsDoc = jsDoc(
-    [
-      'The tools this program can call. Each call returns a promise; a failed call rejects with ToolCallError.',
-    ],
-    '',
-  );
+  const toolsDoc = jsDoc(['The tools this program can call.'], '');
   const spaceTexts = [...spaces.values()]
     .filter((ns) => ns !== root)
     .sort((a, b) => compareNames(a.path.join('\u0000'), b.path.join('\u0000')))

@@ -11,8 +11,6 @@ export interface JsonSchemaToTsOptions {
   rootName?: string | undefined;
   /** Nesting depth of inline subschemas before a part becomes `unknown`. @default 32 */
   maxDepth?: number | undefined;
-  /** Treat objects without `additionalProperties` as closed instead of open. @default false */
-  closedObjects?: boolean | undefined;
 }
 
 /** A converted schema. */
@@ -41,12 +39,7 @@ export function jsonSchemaToTs(
     { maxDepth: options.maxDepth ?? 32, maxNodes: 100_000 },
     () => rootName,
   );
-  const doc: SchemaDoc = {
-    id: 'schema',
-    root: schema,
-    pointerPrefix: '',
-    closedObjects: options.closedObjects === true,
-  };
+  const doc: SchemaDoc = { id: 'schema', root: schema, pointerPrefix: '' };
   try {
     const node = converter.inline(doc, schema);
     converter.drain();

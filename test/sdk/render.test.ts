@@ -48,7 +48,7 @@ describe('renderSdk: shape', () => {
     expect(text).not.toMatch(/\bany\b/);
   });
 
-  it('renders one method per tool with JSDoc, @param hints and @returns', () => {
+  it('renders one method per tool: its doc once, input and output types inline', () => {
     const { text } = renderSdk([
       {
         name: 'get_user',
@@ -74,14 +74,34 @@ describe('renderSdk: shape', () => {
         '  /**',
         '   * Fetches a user.',
         '   * Second line.',
-        '   *',
-        '   * @param input.id The user id.',
-        '   * @param [input.verbose]',
         '   * @returns The user.',
         '   */',
-        '  get_user(input: GetUserInput): Promise<GetUserOutput>;',
+        '  get_user(input: {',
+        '    /**',
+        '     * The user id.',
+        '     * More detail.',
+        '     */',
+        '    id: string;',
+        '    verbose?: boolean;',
+        '  }): Promise<{ name?: string }>;',
         '}',
       ].join('\n'),
+    );
+    // No empty tags, no @returns restating the signature, no index signature the schema does not allow.
+    expect(text).not.toMatch(/@param input\.|@returns \w+Output|\[key: string\]: unknown/);
+  });
+
+  it('writes a one-line description and root docs on one JSDoc line', () => {
+    const { text } = renderSdk([
+      {
+        name: 'f',
+        description: 'Does f.',
+        inputSchema: { type: 'object', description: 'The query.', properties: {} },
+        outputSchema: { type: 'object', description: 'The answer.' },
+      },
+    ]);
+    expect(text).toContain(
+      '  /** Does f. @param input The query. @returns The answer. */\n  f(input?: Record<string, never>): Promise<Record<string, JsonValue>>;',
     );
   });
 
@@ -89,8 +109,8 @@ describe('renderSdk: shape', () => {
     const { text } = renderSdk([
       tool('ping', { type: 'object', properties: { n: { type: 'number' } } }),
     ]);
-    expect(text).toContain('  ping(input?: PingInput): Promise<JsonValue>;');
-    expect(text).toContain('@returns JSON of an undeclared shape');
+    expect(text).toContain('  ping(input?: { n?: number }): Promise<JsonValue>;');
+    expect(text).not.toContain('@returns');
   });
 
   it('quotes tool names that are not identifiers', () => {
@@ -99,9 +119,9 @@ describe('renderSdk: shape', () => {
       tool('delete'),
       tool('3d'),
     ]);
-    expect(text).toContain('  "get-user"(input: GetUserInput): Promise<JsonValue>;');
-    expect(text).toContain('  "delete"(input?: DeleteInput): Promise<JsonValue>;');
-    expect(text).toContain('  "3d"(input?: T3dInput): Promise<JsonValue>;');
+    expect(text).toContain('  "get-user"(input: { id: JsonValue }): Promise<JsonValue>;');
+    expect(text).toContain('  "delete"(input?: Record<string, JsonValue>): Promise<JsonValue>;');
+    expect(text).toContain('  "3d"(input?: Record<string, JsonValue>): Promise<JsonValue>;');
   });
 
   it('nests dotted names in namespace interfaces', () => {
@@ -114,9 +134,11 @@ describe('renderSdk: shape', () => {
     expect(declaration(text, 'Tools')).toContain('  github: ToolsGithub;');
     expect(declaration(text, 'ToolsGithub')).toContain('  issues: ToolsGithubIssues;');
     expect(declaration(text, 'ToolsGithubIssues')).toContain(
-      '  list(input?: GithubIssuesListInput): Promise<JsonValue>;',
+      '  list(input?: Record<string, JsonValue>): Promise<JsonValue>;',
     );
-    expect(declaration(text, 'Tools')).toContain('  "x.y"(input?: XYInput): Promise<JsonValue>;');
+    expect(declaration(text, 'Tools')).toContain(
+      '  "x.y"(input?: Record<string, JsonValue>): Promise<JsonValue>;',
+    );
     expect(bindings).toEqual([
       { path: ['github', 'create_issue'], tool: 'github.create_issue' },
       { path: ['github', 'issues', 'list'], tool: 'github.issues.list' },
@@ -130,27 +152,33 @@ describe('renderSdk: shape', () => {
 
   it('can render every tool flat', () => {
     const { text, bindings } = renderSdk([tool('github.create_issue')], { namespaces: false });
-    expect(text).toContain('  "github.create_issue"(input?: GithubCreateIssueInput)');
+    expect(text).toContain('  "github.create_issue"(input?: Record<string, JsonValue>)');
     expect(bindings).toEqual([{ path: ['github.create_issue'], tool: 'github.create_issue' }]);
   });
 });
 
 describe('renderSdk: names', () => {
-  it('derives type names from tool names and suffixes clashes', () => {
+  const selfRef = { type: 'object', properties: { next: { $ref: '#' } } };
+
+  it('names a root only when it refers to itself, from the tool name, suffixing clashes', () => {
     const { text } = renderSdk([
-      tool('get-user', { type: 'object' }, { type: 'object' }),
-      tool('get_user', { type: 'object' }, { type: 'object' }),
-      tool('getUser'),
+      tool('get-user', selfRef, selfRef),
+      tool('get_user', selfRef, selfRef),
+      tool('getUser', selfRef),
     ]);
     expect(text).toContain('"get-user"(input?: GetUserInput): Promise<GetUserOutput>;');
     expect(text).toContain('getUser(input?: GetUser2Input): Promise<JsonValue>;');
     expect(text).toContain('get_user(input?: GetUser3Input): Promise<GetUser3Output>;');
+    expect(declaration(text, 'GetUserInput')).toBe(
+      'interface GetUserInput {\n  next?: GetUserInput;\n}',
+    );
+    expect(typecheck(text, 'await tools.getUser({ next: { next: {} } }); export {};')).toEqual([]);
   });
 
   it('never reuses prelude, namespace or library names', () => {
     const { text } = renderSdk([
       tool('tools.github.x'),
-      tool('tools_github', { type: 'object' }, { type: 'object' }),
+      tool('tools_github', selfRef, selfRef),
       tool('json', { $ref: '#/$defs/Value', $defs: { Value: { type: 'string' } } }),
       tool('array', { $ref: '#/$defs/buffer', $defs: { buffer: { type: 'string' } } }),
       tool('tool_call', { $ref: '#/$defs/Error', $defs: { Error: { type: 'string' } } }),
@@ -179,7 +207,7 @@ describe('renderSdk: names', () => {
     ]);
     expect(declaration(text, 'AUser')).toBe('interface AUser {\n  id?: string;\n}');
     expect(declaration(text, 'BUser')).toBe('interface BUser {\n  id?: number;\n}');
-    expect(declaration(text, 'AInput')).toBe('type AInput = AUser;');
+    expect(text).toContain('  a(input: AUser): Promise<JsonValue>;');
   });
 
   it('resolves $ref inside each schema separately (input and output)', () => {
@@ -200,29 +228,38 @@ describe('renderSdk: names', () => {
     ]);
     expect(declaration(text, 'FX')).toBe('type FX = string;');
     expect(declaration(text, 'FX2')).toBe('type FX2 = number;');
-    expect(declaration(text, 'FOutput')).toContain('x?: FX2;');
+    expect(text).toContain('  f(input?: { x?: FX }): Promise<{ x?: FX2 }>;');
   });
 
-  it('can close input objects without additionalProperties', () => {
-    const { text } = renderSdk(
-      [
-        tool(
-          'f',
-          { type: 'object', properties: { a: { type: 'string' } } },
-          { type: 'object', properties: { b: { type: 'string' } } },
-        ),
-      ],
-      {
-        closeInputObjects: true,
-      },
-    );
-    expect(declaration(text, 'FInput')).toBe('interface FInput {\n  a?: string;\n}');
-    expect(declaration(text, 'FOutput')).toBe(
-      'interface FOutput {\n  b?: string;\n  [key: string]: unknown;\n}',
+  it('closes objects without additionalProperties (inputs and outputs); open where the schema allows', () => {
+    const { text } = renderSdk([
+      tool(
+        'f',
+        { type: 'object', properties: { a: { type: 'string' } } },
+        { type: 'object', properties: { b: { type: 'string' } } },
+      ),
+      tool(
+        'g',
+        { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: true },
+        { type: 'object', properties: { b: { type: 'string' } }, additionalProperties: true },
+      ),
+    ]);
+    expect(text).toContain('  f(input?: { a?: string }): Promise<{ b?: string }>;');
+    expect(text).toContain(
+      '  g(input?: { a?: string; [key: string]: JsonValue | undefined }): Promise<{ b?: string; [key: string]: JsonValue | undefined }>;',
     );
     expect(typecheck(text, 'await tools.f({ a: "x", typo: 1 }); export {};').join('\n')).toMatch(
-      /typo/,
+      /'typo' does not exist/,
     );
+    expect(typecheck(text, 'const r = await tools.f(); r.c; export {};').join('\n')).toMatch(
+      /Property 'c' does not exist/,
+    );
+    expect(
+      typecheck(
+        text,
+        'await tools.g({ a: "x", typo: 1 }); const r = await tools.g(); r.c; export {};',
+      ),
+    ).toEqual([]);
   });
 });
 
