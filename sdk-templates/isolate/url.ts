@@ -117,7 +117,7 @@ function withAuthority(scheme: string, rest: string, raw: string): UrlRecord {
     r.password = colon >= 0 ? percentEncode(info.slice(colon + 1), USERINFO_SET) : '';
   }
   setHostPort(r, authority.slice(at + 1), raw);
-  if (special && r.host === '') throw invalidUrl(raw, 'empty host');
+  if (special && r.host === '' && scheme !== 'file') throw invalidUrl(raw, 'empty host');
   return pathQueryFragment(r, end >= 0 ? rest.slice(end) : '', raw);
 }
 
