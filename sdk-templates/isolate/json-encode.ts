@@ -319,7 +319,11 @@ export function encodeJson(value: unknown, maxChars: number, preview = false): E
       writeArrayLike(arr.length, (i) => arr[i]);
     } else if (proto === ObjectPrototype || proto === null) {
       const record = obj as Record<string, unknown>;
-      writeEntries(ObjectKeys(obj), (name) => record[name], KEY);
+      writeEntries(
+        ObjectKeys(obj),
+        preview ? (name) => readOr(record, name) : (name) => record[name],
+        KEY,
+      );
     } else writeSpecial(obj);
     stack[depth] = REFUSED;
   };
@@ -445,6 +449,15 @@ export function encodeJson(value: unknown, maxChars: number, preview = false): E
     return { ok: false, tooLarge: false, message };
   }
   return { ok: true, json: out };
+}
+
+/** Preview mode: a property whose getter throws reads as `"[unreadable]"`. */
+function readOr(record: Record<string, unknown>, name: string): unknown {
+  try {
+    return record[name];
+  } catch {
+    return '[unreadable]';
+  }
 }
 
 function isErrorObject(v: object): boolean {
