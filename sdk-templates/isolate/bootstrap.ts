@@ -14,6 +14,7 @@
 import { createBridge, type Bridge } from './bridge.js';
 import { createConsole } from './console.js';
 import { ToolCallError } from './errors.js';
+import { installWebGlobals } from './globals.js';
 import { createSend, createWire, type HostRef, type Send, type Wire } from './host-ref.js';
 import { lockdown } from './lockdown.js';
 import { OUTCOME, OUTCOME_SEPARATOR, PROGRAM_HOOK, type RunLimits } from './protocol.js';
@@ -33,6 +34,7 @@ let prepared = false;
 export function prepare(): typeof entry {
   if (prepared) throw new Error('prepare: already called in this context');
   prepared = true;
+  installWebGlobals();
   // Guest code scheduled by the collector (FinalizationRegistry callbacks) never runs once the
   // program has settled: the isolate may serve the next run by then.
   lockdown(() => wire !== undefined && wire.closed);

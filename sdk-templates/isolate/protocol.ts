@@ -59,6 +59,11 @@ export interface ThrownDescription {
   /** Set for a `ToolCallError` raised by the bridge. */
   toolName?: string;
   code?: string;
+  /**
+   * For a thrown value that is not an Error (`kind: 'value'`, or an object without the Error
+   * brand): a bounded JSON preview of it (valid JSON, about {@link MAX_THROWN_JSON} characters).
+   */
+  json?: string;
 }
 
 /**
@@ -119,6 +124,12 @@ export const PROGRAM_SUFFIX = '\n));';
 export const PROGRAM_FILENAME = 'isocode:program.js';
 /** Prefix of the bootstrap modules' names in stacks (no host path ever appears). */
 export const MODULE_PREFIX = 'isocode:isolate/';
+
+/** Characters of the JSON preview of a thrown non-Error value (see `ThrownDescription.json`). */
+export const MAX_THROWN_JSON = 2048;
+
+/** Deepest nesting of a returned value; equals the host's `MAX_JSON_DEPTH` (src/json.ts). */
+export const MAX_RESULT_DEPTH = 256;
 
 /** Longest message or name the isolate sends for a thrown value. */
 export const MAX_ERROR_TEXT = 4096;

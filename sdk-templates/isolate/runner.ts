@@ -5,9 +5,11 @@
  * string, never a guest object or promise.
  */
 import { isToolCallError } from './errors.js';
+import { encodeJson } from './json-encode.js';
 import {
   MAX_ERROR_TEXT,
   MAX_STACK_TEXT,
+  MAX_THROWN_JSON,
   MESSAGE,
   OUTCOME,
   OUTCOME_SEPARATOR,
@@ -19,11 +21,12 @@ import {
   ErrorCtor,
   JSONStringify,
   ObjectCreate,
+  objectTag,
   promiseResolve,
   promiseThen,
   ReflectApply,
 } from './primordials.js';
-import { capLength, formatValue, thrownText } from './text.js';
+import { capLength, formatValue } from './text.js';
 
 function readText(obj: object, key: string): string {
   try {
@@ -40,11 +43,13 @@ function readText(obj: object, key: string): string {
  */
 export function describeThrown(thrown: unknown): ThrownDescription {
   const description = ObjectCreate(null) as ThrownDescription;
-  if (typeof thrown !== 'object' || thrown === null) {
+  if (typeof thrown !== 'object' || thrown === null || !isErrorObject(thrown)) {
     description.kind = 'value';
     description.name = '';
     description.message = capLength(formatValue(thrown), MAX_ERROR_TEXT);
     description.stack = '';
+    const preview = encodeJson(thrown, MAX_THROWN_JSON, true);
+    if (preview.ok) description.json = preview.json;
     return description;
   }
   description.kind = 'error';
@@ -56,6 +61,14 @@ export function describeThrown(thrown: unknown): ThrownDescription {
     description.code = capLength(readText(thrown, 'code'), 64);
   }
   return description;
+}
+
+function isErrorObject(v: object): boolean {
+  try {
+    return objectTag(v) === '[object Error]';
+  } catch {
+    return false;
+  }
 }
 
 function encodeThrown(thrown: unknown): string {
@@ -71,20 +84,20 @@ function encodeThrown(thrown: unknown): string {
   );
 }
 
-/** Encodes the returned value: `undefined` → `null`; not JSON → `I`; certainly too large → `L`. */
+/**
+ * Encodes the returned value by the rule of `json-encode.ts` (Date → ISO string, Map → object, ...);
+ * a value the rule refuses → `I` with a message naming the path; certainly too large → `L`.
+ */
 export function encodeResult(value: unknown, maxResultBytes: number): string {
-  let json: unknown;
-  try {
-    json = value === undefined ? 'null' : JSONStringify(value);
-  } catch (e) {
-    return OUTCOME.invalid + 'the returned value is not JSON: ' + capLength(thrownText(e), 512);
-  }
-  if (typeof json !== 'string') {
-    return OUTCOME.invalid + 'the returned value is not JSON (a ' + typeof value + ')';
-  }
   // UTF-8 never takes fewer bytes than UTF-16 units: longer than the cap is certainly over it.
-  if (json.length > maxResultBytes) return OUTCOME.tooLarge + json.length;
-  return OUTCOME.result + json;
+  const encoded = encodeJson(value, maxResultBytes);
+  if (encoded.ok) return OUTCOME.result + encoded.json;
+  if (encoded.tooLarge) return OUTCOME.tooLarge + encoded.length;
+  return (
+    OUTCOME.invalid +
+    'the returned value cannot be sent as JSON: ' +
+    capLength(encoded.message, 900)
+  );
 }
 
 /**

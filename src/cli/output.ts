@@ -34,10 +34,15 @@ export function formatResult(result: JsonValue): string | undefined {
   return typeof result === 'string' ? result : JSON.stringify(result, null, 2);
 }
 
-/** `file:line:col - error TS2322: message`, as editors link them. */
+/**
+ * `file:line:col - error TS2322: message`, as editors link them; a finding that is not TypeScript's
+ * (a syntax error of the transpiler, a refusal) has no code: `file:1:1 - syntax error: message`.
+ */
 export function formatDiagnostic(label: string, d: ProgramDiagnostic): string {
   const kind = d.kind === 'syntax' ? 'syntax error' : 'error';
-  return `${label}:${d.line}:${d.column} - ${kind} TS${d.code}: ${d.message}`;
+  const code = d.code !== undefined && d.code > 0 ? ` TS${d.code}` : '';
+  const hint = d.hint !== undefined ? `\n  hint: ${d.hint}` : '';
+  return `${label}:${d.line}:${d.column} - ${kind}${code}: ${d.message}${hint}`;
 }
 
 /** The run_code value of a successful result, when it has that shape. */

@@ -7,7 +7,7 @@ import { IsocodeError } from '../errors.js';
 import { abortError } from './native-project.js';
 import { NativeSession, SessionLost } from './native-session.js';
 import type { SessionSettings } from './native-session.js';
-import { ESCAPE_MESSAGE, programRefusal } from './refusals.js';
+import { isBodyRejection, programRefusal } from './refusals.js';
 import type { transpileProgram as TranspileProgram } from './transpile.js';
 import type {
   CheckOptions,
@@ -106,9 +106,7 @@ class NativeChecker implements TypeChecker {
     // could then declare globals) is rejected without type-checking, and one the transpiler cannot parse
     // never passes the check. The compiler's own syntax messages (with TS codes) come first otherwise.
     const transpiled = options.transpiled ?? (await transpileHere(program));
-    const escaped = transpiled.ok
-      ? []
-      : transpiled.diagnostics.filter((d) => d.message === ESCAPE_MESSAGE);
+    const escaped = transpiled.ok ? [] : transpiled.diagnostics.filter(isBodyRejection);
     if (escaped.length > 0) {
       this.checks++;
       return escaped;

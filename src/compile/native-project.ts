@@ -3,8 +3,11 @@
  * (tsconfig + `main.ts`) per slot; a p-queue hands the slots to checks, first come, first served.
  */
 
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import PQueue from 'p-queue';
 import { IsocodeError } from '../errors.js';
+import { templatesDir } from '../sdk/templates.js';
 import { wrapForCheck } from './native-diagnostics.js';
 import { newProjectDir } from './native-vfs.js';
 import type { VirtualFiles } from './native-vfs.js';
@@ -28,6 +31,21 @@ const COMPILER_OPTIONS = {
   types: [],
 } as const;
 
+let globalsText: string | undefined;
+
+/**
+ * The declarations of the web globals the sandbox implements (`sdk-templates/globals.d.ts`: URL,
+ * TextEncoder, structuredClone, ...). Loaded next to every SDK, never part of the SDK text (the
+ * model knows these APIs; the instructions list them). Read once.
+ */
+export function webGlobalsDeclarations(): string {
+  globalsText ??= readFileSync(join(templatesDir(), 'globals.d.ts'), 'utf8').replace(
+    /\r\n?/g,
+    '\n',
+  );
+  return globalsText;
+}
+
 /** The error of an aborted check. */
 export function abortError(): IsocodeError {
   return new IsocodeError('ABORTED', 'the type check was aborted');
@@ -37,6 +55,8 @@ export function abortError(): IsocodeError {
 export class SdkProject {
   readonly dir = newProjectDir();
   readonly sdkFile = `${this.dir}/sdk.d.ts`;
+  /** The web globals' declarations (see {@link webGlobalsDeclarations}). */
+  readonly globalsFile = `${this.dir}/globals.d.ts`;
   /** The tsconfig of each slot's project. */
   readonly configs: readonly string[];
   /** Resolves once every slot project is open, with the SDK's own (internal) diagnostics. */
@@ -54,11 +74,15 @@ export class SdkProject {
     this.queue = new PQueue({ concurrency: slots });
     this.free = Array.from({ length: slots }, (_, i) => i);
     vfs.set(this.sdkFile, sdk.text);
+    vfs.set(this.globalsFile, webGlobalsDeclarations());
     this.configs = this.free.map((slot) => {
       const config = `${this.dir}/s${slot}/tsconfig.json`;
       vfs.set(
         config,
-        JSON.stringify({ compilerOptions: COMPILER_OPTIONS, files: ['../sdk.d.ts', 'main.ts'] }),
+        JSON.stringify({
+          compilerOptions: COMPILER_OPTIONS,
+          files: ['../globals.d.ts', '../sdk.d.ts', 'main.ts'],
+        }),
       );
       vfs.set(this.mainFile(slot), wrapForCheck(''));
       return config;

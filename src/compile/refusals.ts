@@ -17,16 +17,43 @@ const MAX_NESTING = 128;
 
 const NESTING_MESSAGE = `The program nests brackets more than ${MAX_NESTING} deep; flatten it (use variables or functions).`;
 
-/** The message of the diagnostic for a program that imports a module or references a file. */
-const MODULE_MESSAGE =
-  'Programs cannot import modules or reference files: `import(...)` (also in types), `import`/`export` declarations, `import x = require(...)`, `declare module "..."` and `/// <reference ...>` are refused. Call tools through the global `tools` object.';
+/** What a program can use instead of modules: the tail of every module refusal. */
+const AVAILABLE =
+  'Call tools through the global `tools` object (typed in the SDK); `console`, `URL`, `URLSearchParams`, `TextEncoder`, `TextDecoder`, `atob`, `btoa`, `structuredClone` and the standard JavaScript built-ins are globals. Nothing else can be loaded.';
+
+/** The messages of the module refusals, by what the program wrote. */
+export const MODULE_MESSAGES = {
+  import: `Modules are not available: a run_code program cannot \`import\` anything (no imports, no \`import()\`). ${AVAILABLE}`,
+  export: `A run_code program cannot \`export\`: it is the body of an async function. \`return\` the value instead (it comes back as JSON). ${AVAILABLE}`,
+  require: `\`require\` is not available: a run_code program has no modules and no Node.js APIs. ${AVAILABLE}`,
+  file: `A run_code program cannot reference files or declare modules (\`/// <reference ...>\`, \`declare module "..."\`). ${AVAILABLE}`,
+} as const;
 
 export function escapeDiagnostic(): Diagnostic {
   return syntaxError(ESCAPE_MESSAGE, 1, 1);
 }
 
+/** Prefix of the diagnostic for a program V8 rejects as a function body for another reason. */
+const BODY_PREFIX = 'The program is not a valid body of an async function: ';
+
+/**
+ * The diagnostic for a program that oxc accepted but V8 rejects as the body of an async function:
+ * {@link ESCAPE_MESSAGE} when V8 trips over a `}` (the program closes its wrapper early), otherwise
+ * V8's own message (for example a construct oxc allows in a script and V8 not in a function).
+ */
+export function bodyDiagnostic(v8Message: string): Diagnostic {
+  if (/'\}'/.test(v8Message)) return escapeDiagnostic();
+  return syntaxError(BODY_PREFIX + v8Message.slice(0, 300), 1, 1);
+}
+
+/** True for the diagnostics of {@link bodyDiagnostic}: the program must not be type-checked either. */
+export function isBodyRejection(d: Diagnostic): boolean {
+  return d.message === ESCAPE_MESSAGE || d.message.startsWith(BODY_PREFIX);
+}
+
+/** A syntax diagnostic of isocode's own (no TypeScript code). */
 function syntaxError(message: string, line: number, column: number): Diagnostic {
-  return { kind: 'syntax', code: 0, category: 'error', message, line, column };
+  return { kind: 'syntax', category: 'error', message, line, column };
 }
 
 /** Keywords after which a `/` starts a regular expression, not a division. */
@@ -50,8 +77,9 @@ const TRIPLE_SLASH = /^\/\/\/\s*<\s*(reference|amd-module|amd-dependency)\b/i;
 const UNICODE_ESCAPE = /\\u\{([0-9a-fA-F]+)\}|\\u([0-9a-fA-F]{4})/g;
 
 /**
- * Why `program` is refused before compiling, as a diagnostic at the first offending place: it names a
- * module or a file (see {@link MODULE_MESSAGE}), or it nests brackets deeper than {@link MAX_NESTING};
+ * Why `program` is refused before compiling, as ONE diagnostic at the first offending place: it
+ * imports, exports, requires a module or names a file (see {@link MODULE_MESSAGES}: each says what is
+ * available instead), or it nests brackets deeper than {@link MAX_NESTING};
  * `undefined` when it is not refused. Comments, strings, template texts and regular
  * expressions are skipped; `import`/`export` as a property name (`x.import`, `{ import: 1 }`) are allowed.
  * Identifiers written with Unicode escapes (`\u0069mport`) are decoded first, as the compiler does.
@@ -64,10 +92,7 @@ export function programRefusal(program: string): Diagnostic | undefined {
 }
 
 function findRefusal(text: string): { offset: number; message: string } | undefined {
-  const refused = (
-    offset: number,
-    message = MODULE_MESSAGE,
-  ): { offset: number; message: string } => ({
+  const refused = (offset: number, message: string): { offset: number; message: string } => ({
     offset,
     message,
   });
@@ -91,7 +116,7 @@ function findRefusal(text: string): { offset: number; message: string } | undefi
     } else if (c === SLASH && next === SLASH) {
       const end = lineEnd(text, i);
       if (text.charCodeAt(i + 2) === SLASH && TRIPLE_SLASH.test(text.slice(i, end)))
-        return refused(i);
+        return refused(i, MODULE_MESSAGES.file);
       i = end;
     } else if (c === SLASH && next === STAR) {
       i = blockEnd(text, i);
@@ -120,9 +145,14 @@ function findRefusal(text: string): { offset: number; message: string } | undefi
       previous = division ? SLASH : VALUE;
     } else if (c === HASH || isWordCode(c)) {
       const { end, escaped } = scanWord(text, i);
-      // Only `import`, `export`, `module` (or a word with escapes) can be refused: skip the rest cheaply.
-      const candidate = escaped || (end - i === 6 && CANDIDATE_START.has(c));
-      if (candidate && refusedWord(text, i, end, previous === DOT && previousAt)) return refused(i);
+      // Only `import`, `export`, `module`, `require` (or a word with escapes) can be refused: skip
+      // the rest cheaply.
+      const candidate =
+        escaped || (end - i === 6 && CANDIDATE_START.has(c)) || (end - i === 7 && c === LOWER_R);
+      const message = candidate
+        ? refusedWord(text, i, end, previous === DOT && previousAt)
+        : undefined;
+      if (message !== undefined) return refused(i, message);
       previous = WORD;
       wordStart = i;
       wordEnd = end;
@@ -143,6 +173,7 @@ function findRefusal(text: string): { offset: number; message: string } | undefi
 
 /** First letters of the refused words (`import`, `export`, `module`). */
 const CANDIDATE_START = new Set([105, 101, 109]);
+const LOWER_R = 114;
 const WORD = -1;
 const VALUE = -2;
 const SLASH = 47;
@@ -177,20 +208,37 @@ function isWordCode(c: number): boolean {
 }
 
 /**
- * Whether the word at `start..end` is refused: `import`/`export` anywhere but as a property name
- * (`x.import`, `x?.import`, `{ import: 1 }`; a spread `...import(...)` is refused), `module` before a
- * string (`declare module "x"`). `dotAt`: where the `.` before the word is, or `false`.
+ * Why the word at `start..end` is refused (a message of {@link MODULE_MESSAGES}), or `undefined`:
+ * `import`/`export` anywhere but as a property name (`x.import`, `x?.import`, `{ import: 1 }`; a
+ * spread `...import(...)` is refused), `require` called with a literal (`require('fs')`, not as a
+ * property), `module` before a string (`declare module "x"`). `dotAt`: where the `.` before the word
+ * is, or `false`.
  */
-function refusedWord(text: string, start: number, end: number, dotAt: number | false): boolean {
+function refusedWord(
+  text: string,
+  start: number,
+  end: number,
+  dotAt: number | false,
+): string | undefined {
   const word = decodeEscapes(text.slice(start, end));
   const after = skipSpaceAndComments(text, end);
   const next = text.charCodeAt(after);
+  const isProperty = dotAt !== false && text.charCodeAt(dotAt - 1) !== DOT;
   if (word === 'import' || word === 'export') {
-    if (dotAt !== false && text.charCodeAt(dotAt - 1) !== DOT) return false;
+    if (isProperty) return undefined;
     const isKey = next === 58 || (next === 63 && text.charCodeAt(after + 1) === 58); // ':' or '?:'
-    return !isKey;
+    return isKey ? undefined : MODULE_MESSAGES[word];
   }
-  return word === 'module' && (next === DQUOTE || next === SQUOTE || next === BACKTICK);
+  if (word === 'require') {
+    if (isProperty || next !== LPAREN) return undefined;
+    const quote = text.charCodeAt(skipSpaceAndComments(text, after + 1));
+    return quote === DQUOTE || quote === SQUOTE || quote === BACKTICK
+      ? MODULE_MESSAGES.require
+      : undefined;
+  }
+  return word === 'module' && (next === DQUOTE || next === SQUOTE || next === BACKTICK)
+    ? MODULE_MESSAGES.file
+    : undefined;
 }
 
 function skipSpaceAndComments(text: string, from: number): number {

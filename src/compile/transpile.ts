@@ -8,7 +8,7 @@ import type { OxcError } from 'oxc-transform';
 import { IsocodeError } from '../errors.js';
 import { LineMap, utf8ToUtf16Offset } from './positions.js';
 import { positionMapper } from './position-map.js';
-import { escapeDiagnostic } from './refusals.js';
+import { bodyDiagnostic } from './refusals.js';
 import type { Diagnostic, PositionMap, TranspileResult } from './types.js';
 
 /** What the program is wrapped in before transforming: top-level `await` and `return` are legal inside. */
@@ -56,8 +56,9 @@ export function transpileProgram(program: string): TranspileResult {
     head && tail && tail.index >= head[0].length
       ? result.code.slice(head[0].length, tail.index)
       : undefined;
-  if (body === undefined || !isFunctionBody(body)) {
-    return { ok: false, diagnostics: [escapeDiagnostic()] };
+  const rejection = body === undefined ? "Unexpected token '}'" : functionBodyError(body);
+  if (body === undefined || rejection !== undefined) {
+    return { ok: false, diagnostics: [bodyDiagnostic(rejection ?? '')] };
   }
   // Same first line and body as oxc's output, so the source map's generated positions stay valid.
   const js = `${head?.[0] ?? ''}${body}\n})`;
@@ -70,16 +71,18 @@ export function transpileProgram(program: string): TranspileResult {
 }
 
 /**
- * True when V8 accepts `body` as the body of an async function on its own: the program cannot close the
- * wrapper early and run code outside it (`}), evil(), (function () {`). Only parses, never runs.
+ * `undefined` when V8 accepts `body` as the body of an async function on its own (the program cannot
+ * close the wrapper early and run code outside it: `}), evil(), (function () {`), else V8's message.
+ * Only parses, never runs.
  */
-function isFunctionBody(body: string): boolean {
+function functionBodyError(body: string): string | undefined {
   try {
     new AsyncFunction(body);
-    return true;
+    return undefined;
   } catch (error) {
     // Code generation from strings disabled for this Node process: the check is unavailable, not failed.
-    return error instanceof EvalError;
+    if (error instanceof EvalError) return undefined;
+    return error instanceof Error ? error.message : String(error);
   }
 }
 
@@ -106,7 +109,6 @@ function toDiagnostic(
   if (primary === undefined) {
     return {
       kind: 'syntax',
-      code: 0,
       category: 'error',
       message: parts.join('\n'),
       line: 1,
@@ -124,7 +126,6 @@ function toDiagnostic(
   const to = lines.position(end);
   return {
     kind: 'syntax',
-    code: 0,
     category: 'error',
     message: parts.join('\n'),
     line: from.line,

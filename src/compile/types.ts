@@ -7,8 +7,11 @@
 export interface Diagnostic {
   /** `syntax` for parse errors, `typecheck` for type errors (and internal SDK/configuration problems). */
   kind: 'typecheck' | 'syntax';
-  /** TypeScript error code (for example 2339); 0 when the finding does not come from TypeScript. */
-  code: number;
+  /**
+   * TypeScript error code (for example 2339); absent when the finding does not come from TypeScript
+   * (oxc's and V8's syntax errors, isocode's own refusals).
+   */
+  code?: number;
   category: 'error' | 'warning' | 'suggestion' | 'message';
   /** The message with its chain flattened: detail lines are indented and joined with `\n`. */
   message: string;

@@ -7,7 +7,10 @@
 import { performance } from 'node:perf_hooks';
 import {
   createNativeChecker,
+  FENCE_NOTE,
   formatDiagnostics,
+  hintFor,
+  unfence,
   type Diagnostic,
   type TypeChecker,
 } from '../compile/index.js';
@@ -92,25 +95,46 @@ export interface IsolateRunner extends CodeRunner {
   };
 }
 
-const toDiagnostic = (d: Diagnostic): ProgramDiagnostic => ({
-  kind: d.kind,
-  code: d.code,
-  message: d.message,
-  line: d.line,
-  column: d.column,
-});
+/** The details' form of a diagnostic: TypeScript's code only when there is one, and a hint. */
+const toDiagnostic = (d: Diagnostic): ProgramDiagnostic => {
+  const out: ProgramDiagnostic = {
+    kind: d.kind,
+    message: d.message,
+    line: d.line,
+    column: d.column,
+  };
+  if (d.code !== undefined && d.code > 0) out.code = d.code;
+  const hint = hintFor(d);
+  if (hint !== undefined) out.hint = hint;
+  return out;
+};
+
+/** Distinct diagnostics for the details, in the order (and number) the failure's text shows them. */
+const detailsDiagnostics = (diags: readonly Diagnostic[]): ProgramDiagnostic[] => {
+  const seen = new Set<string>();
+  const out: ProgramDiagnostic[] = [];
+  for (const d of diags) {
+    const key = `${d.line}:${d.column}:${d.code ?? ''}:${d.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(toDiagnostic(d));
+  }
+  return out;
+};
 
 function failure(
   kind: RunFailureKind,
   message: string,
   details: Omit<RunFailureDetails, 'kind'>,
+  notes: readonly string[] = [],
 ): IsocodeError {
   const logs =
     details.logs.length > 0
       ? `\n\nConsole output before the failure:\n${renderLogs(details.logs)}`
       : '';
-  return new IsocodeError('CODE_RUN_FAILED', `${kind}: ${message}${logs}`, {
-    details: { kind, ...details },
+  const noted = notes.length > 0 ? `\n\n${notes.map((n) => `Note: ${n}`).join('\n')}` : '';
+  return new IsocodeError('CODE_RUN_FAILED', `${kind}: ${message}${logs}${noted}`, {
+    details: { kind, ...details, ...(notes.length > 0 ? { notes: [...notes] } : {}) },
   });
 }
 
@@ -169,21 +193,25 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
     const logs: LogLine[] = [];
     const calls: CallLine[] = [];
     const limits = limitsOf(ctx.scope);
+    const { code, unfenced } = unfence(program.code);
+    const notes = unfenced ? [FENCE_NOTE] : [];
     const { slot, done } = await claim(ctx.scope, ctx.signal);
     try {
       const tq = performance.now();
-      const transpiled = await slot.transpile(program.code);
+      const transpiled = await slot.transpile(code);
       const t1 = performance.now();
       if (!transpiled.ok) {
-        if ('crashed' in transpiled) throw failure('crashed', transpiled.crashed, { logs, calls });
+        if ('crashed' in transpiled)
+          throw failure('crashed', transpiled.crashed, { logs, calls }, notes);
         throw failure(
           'syntax',
-          `the program does not parse:\n${formatDiagnostics(transpiled.diagnostics)}`,
-          { logs, calls, diagnostics: transpiled.diagnostics.map(toDiagnostic) },
+          `the program does not parse:\n${formatDiagnostics(transpiled.diagnostics, { program: code })}`,
+          { logs, calls, diagnostics: detailsDiagnostics(transpiled.diagnostics) },
+          notes,
         );
       }
       const sdk = ctx.sdk();
-      const typecheckMs = checker ? await typeCheck(program.code, sdk, ctx, logs, calls) : 0;
+      const typecheckMs = checker ? await typeCheck(code, sdk, ctx, logs, calls, notes) : 0;
       const t2 = performance.now();
       const dispatch = recordingDispatch(ctx, calls);
       const outcome: RunOutcome = await slot.run({
@@ -216,9 +244,16 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
         const details: Omit<RunFailureDetails, 'kind'> = { logs, calls };
         if (outcome.line !== undefined) details.line = outcome.line;
         if (outcome.column !== undefined) details.column = outcome.column;
-        throw failure(outcome.kind, `${outcome.message}${where}`, details);
+        if (outcome.thrown !== undefined) details.thrown = outcome.thrown;
+        throw failure(outcome.kind, `${outcome.message}${where}`, details, notes);
       }
-      return { result: outcome.result, logs, calls, timings };
+      return {
+        result: outcome.result,
+        logs,
+        calls,
+        ...(notes.length > 0 ? { notes } : {}),
+        timings,
+      };
     } finally {
       done();
     }
@@ -231,6 +266,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
     ctx: RunnerContext,
     logs: LogLine[],
     calls: CallLine[],
+    notes: readonly string[],
   ): Promise<number> {
     if (!checker) return 0;
     const t = performance.now();
@@ -244,14 +280,20 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
       });
     } catch (err) {
       if (ctx.signal.aborted)
-        throw failure('aborted', 'the run was aborted during type-checking', { logs, calls });
+        throw failure(
+          'aborted',
+          'the run was aborted during type-checking',
+          { logs, calls },
+          notes,
+        );
       // The program made the checker hit its time or memory limit: the program's fault.
       if (isIsocodeError(err) && err.code === 'LIMIT_EXCEEDED')
-        throw failure('typecheck', err.message, { logs, calls });
+        throw failure('typecheck', err.message, { logs, calls }, notes);
       throw failure(
         'internal',
         `the type-checker failed: ${err instanceof Error ? err.message : String(err)}`,
         { logs, calls },
+        notes,
       );
     }
     const ms = performance.now() - t;
@@ -261,14 +303,15 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
       const kind = errors.some((d) => d.kind === 'syntax') ? 'syntax' : 'typecheck';
       throw failure(
         kind,
-        `the program does not type-check against the SDK; fix these and run it again:\n${formatDiagnostics(diagnostics)}`,
-        { logs, calls, diagnostics: diagnostics.map(toDiagnostic) },
+        `the program does not type-check against the SDK; fix these and run it again:\n${formatDiagnostics(diagnostics, { program: code })}`,
+        { logs, calls, diagnostics: detailsDiagnostics(diagnostics) },
+        notes,
       );
     }
     if (diagnostics.length > 0) {
       const line: LogLine = {
         level: 'warn',
-        text: `[typecheck] ${formatDiagnostics(diagnostics)}`,
+        text: `[typecheck] ${formatDiagnostics(diagnostics, { program: code })}`,
       };
       logs.push(line);
       ctx.emit({ type: 'log', ...line });
@@ -277,11 +320,12 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
   }
 
   async function check(
-    code: string,
+    program: string,
     sdk: { text: string; hash: string },
     signal?: AbortSignal,
     scope = '',
   ): Promise<ProgramDiagnostic[]> {
+    const { code } = unfence(program);
     const { slot, done } = await claim(scope, signal);
     let transpiled;
     try {
@@ -291,14 +335,14 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
     }
     if (!transpiled.ok) {
       if ('crashed' in transpiled)
-        return [{ kind: 'syntax', code: 0, message: transpiled.crashed, line: 0, column: 0 }];
-      return transpiled.diagnostics.map(toDiagnostic);
+        return [{ kind: 'syntax', message: transpiled.crashed, line: 0, column: 0 }];
+      return detailsDiagnostics(transpiled.diagnostics);
     }
     const active = checker ?? createNativeChecker();
     try {
       const options = { transpiled: { ok: true } as const };
-      return (await active.check(code, sdk, signal ? { ...options, signal } : options)).map(
-        toDiagnostic,
+      return detailsDiagnostics(
+        await active.check(code, sdk, signal ? { ...options, signal } : options),
       );
     } finally {
       if (active !== checker) await active.close();

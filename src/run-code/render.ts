@@ -6,9 +6,11 @@ export function renderLogs(logs: readonly LogLine[]): string {
   return logs.map((l) => (l.level === 'log' ? l.text : `[${l.level}] ${l.text}`)).join('\n');
 }
 
-/** The logs, then the result (`(no output)` when both are empty). */
+/** The notes (`Note: ...`), the logs, then the result (`(no output)` when all are empty). */
 export function renderRunValue(value: RunCodeValue): string {
   const parts: string[] = [];
+  if (value.notes !== undefined && value.notes.length > 0)
+    parts.push(value.notes.map((n) => `Note: ${n}`).join('\n'));
   if (value.logs.length > 0) parts.push(renderLogs(value.logs));
   if (value.result !== null)
     parts.push(

@@ -22,10 +22,18 @@ export interface CallLine {
 
 /** The value of a successful run_code call. */
 export interface RunCodeValue {
-  /** The program's return value (JSON; `undefined` becomes null). */
+  /**
+   * The program's return value as JSON, converted by the rule of decision record 018 (`undefined` →
+   * null, Date → ISO string, Map → object, Set → array, ...).
+   */
   result: JsonValue;
   logs: LogLine[];
   calls: CallLine[];
+  /**
+   * What isocode changed about the program before running it, for the model to learn from (e.g. a
+   * Markdown fence it ignored). Absent when nothing was changed.
+   */
+  notes?: string[];
 }
 
 /** Why a run failed: before running (`typecheck`, `syntax`), or how the sandbox ended it. */
@@ -34,10 +42,13 @@ export type RunFailureKind = 'typecheck' | 'syntax' | FailureKind;
 /** A type or syntax diagnostic in the program's own coordinates. */
 export interface ProgramDiagnostic {
   kind: 'typecheck' | 'syntax';
-  code: number;
+  /** TypeScript's error code; absent for syntax errors of the transpiler and isocode's refusals. */
+  code?: number;
   message: string;
   line: number;
   column: number;
+  /** A one-line suggestion for common codes (see `hintFor`). */
+  hint?: string;
 }
 
 /** The `details` of a CODE_RUN_FAILED error. */
@@ -48,6 +59,14 @@ export interface RunFailureDetails {
   diagnostics?: ProgramDiagnostic[];
   line?: number;
   column?: number;
+  /**
+   * For kind `exception` when the program threw something that is not an Error (`throw { code: 42 }`,
+   * `throw 'x'`): the thrown value as JSON, bounded in size (long strings cut, extra entries
+   * replaced by a `"…"` marker; functions and cycles shown as strings).
+   */
+  thrown?: JsonValue;
+  /** As in {@link RunCodeValue.notes}. */
+  notes?: string[];
 }
 
 /** What a runner receives for one run. */

@@ -4,6 +4,7 @@
  */
 import { jsonTooDeep, MAX_JSON_DEPTH, type JsonValue } from '../json.js';
 import {
+  MAX_THROWN_JSON,
   OUTCOME,
   OUTCOME_SEPARATOR,
   PROGRAM_FILENAME,
@@ -14,7 +15,14 @@ import type { FailureKind, RunOutcome, RunRequest } from './types.js';
 /** A decoded outcome, before logs and stats are attached. */
 export type Decoded =
   | { ok: true; result: JsonValue }
-  | { ok: false; kind: FailureKind; message: string; line?: number; column?: number };
+  | {
+      ok: false;
+      kind: FailureKind;
+      message: string;
+      line?: number;
+      column?: number;
+      thrown?: JsonValue;
+    };
 
 const escaped = PROGRAM_FILENAME.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const FRAME = new RegExp(`^\\s+at (?:async )?(?:.*\\()?${escaped}:(\\d+):(\\d+)\\)?\\s*$`);
@@ -52,13 +60,28 @@ function isDescription(v: unknown): v is ThrownDescription {
     typeof d.message === 'string' &&
     typeof d.stack === 'string' &&
     (d.toolName === undefined || typeof d.toolName === 'string') &&
-    (d.code === undefined || typeof d.code === 'string')
+    (d.code === undefined || typeof d.code === 'string') &&
+    (d.json === undefined || typeof d.json === 'string')
   );
+}
+
+/** The JSON preview of a thrown non-Error value, parsed; undefined when absent or unreadable. */
+function thrownValue(d: ThrownDescription): JsonValue | undefined {
+  if (d.json === undefined || d.json.length > 4 * MAX_THROWN_JSON || jsonTooDeep(d.json))
+    return undefined;
+  try {
+    return JSON.parse(d.json) as JsonValue;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The message shown for a thrown value. */
 export function exceptionMessage(d: ThrownDescription): string {
-  if (d.kind === 'value') return `Uncaught ${d.message}`;
+  if (d.kind === 'value')
+    return d.json !== undefined
+      ? `Uncaught non-Error value: ${d.json.slice(0, 4 * MAX_THROWN_JSON)}`
+      : `Uncaught ${d.message}`;
   const name = d.name === '' ? 'Error' : d.name;
   const head = d.message === '' ? name : `${name}: ${d.message}`;
   return d.toolName !== undefined && d.code !== undefined
@@ -122,7 +145,14 @@ export function decodeOutcome(
       if (!isDescription(description))
         return { ok: false, kind: 'exception', message: 'Uncaught exception' };
       const position = mapped(programPosition(description.stack), mapPosition);
-      return { ok: false, kind: 'exception', message: exceptionMessage(description), ...position };
+      const thrown = thrownValue(description);
+      return {
+        ok: false,
+        kind: 'exception',
+        message: exceptionMessage(description),
+        ...position,
+        ...(thrown === undefined ? {} : { thrown }),
+      };
     }
     case OUTCOME.setupFailed:
       return {

@@ -203,6 +203,8 @@ export type RunOutcome =
       line?: number;
       /** Program column of an exception, when known. */
       column?: number;
+      /** The bounded JSON preview of a thrown value that is not an Error (kind `exception`). */
+      thrown?: JsonValue;
       logs: LogEntry[];
       stats: RunStats;
     };

@@ -16,6 +16,7 @@ const RESERVED_WORDS: ReadonlySet<string> = new Set([
 // prettier-ignore
 export const RESERVED_TYPE_NAMES: ReadonlySet<string> = new Set([
   'JsonValue', 'ToolErrorCode', 'ToolCallError', 'Console', 'Tools', 'WebAssembly',
+  'URL', 'URLSearchParams', 'TextEncoder', 'TextDecoder', 'DOMException', // sdk-templates/globals.d.ts
   'AggregateError', 'AggregateErrorConstructor', 'Array', 'ArrayBuffer', 'ArrayBufferConstructor',
   'ArrayBufferLike', 'ArrayBufferTypes', 'ArrayBufferView', 'ArrayConstructor', 'ArrayIterator', 'ArrayLike',
   'AsyncDisposable', 'AsyncDisposableStack', 'AsyncDisposableStackConstructor', 'AsyncGenerator',

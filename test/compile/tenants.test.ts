@@ -123,7 +123,8 @@ describe('tenants apart in one checker', () => {
       const diags = await checker.check(program, TENANT_A);
       expectNoLeak(diags);
       expect(diags, name).toHaveLength(1);
-      expect(diags[0]?.message).toContain('Programs cannot import modules or reference files');
+      expect(diags[0]?.message).toContain('run_code program');
+      expect(diags[0]?.message).toContain('Call tools through the global `tools` object');
     },
   );
 

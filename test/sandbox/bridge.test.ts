@@ -127,7 +127,7 @@ describe('arguments and results', () => {
       `const args = { a: [1], d: new Date(0), u: undefined, f() {}, n: NaN };
        const r = await tools.echo(args);
        r.list.push(3);
-       return { args, r };`,
+       return { args: { ...args, f: undefined }, r };`,
       { dispatch },
     );
     expect(received).toEqual({ a: [1, 99], d: '1970-01-01T00:00:00.000Z', n: null });

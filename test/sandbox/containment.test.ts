@@ -13,6 +13,7 @@ import {
   runBody,
   sleep,
 } from './helpers.js';
+import { WEB_GLOBALS } from '../../sdk-templates/isolate/globals.js';
 
 const pool = new SandboxPool({
   size: 2,
@@ -30,7 +31,10 @@ const ALLOWED_GLOBALS = new Set(
     // ECMAScript built-ins of newer V8s: Iterator (Node 22+), explicit resource management and
     // Float16Array (Node 24+), Temporal (Node 26; its clock is no more than Date.now()'s).
     'Iterator SuppressedError DisposableStack AsyncDisposableStack Float16Array Temporal'
-  ).split(' '),
+  )
+    .split(' ')
+    // The web globals implemented inside the isolate (decision record 018).
+    .concat(WEB_GLOBALS),
 );
 
 function ownKeys(o: object): string[] {

@@ -22,17 +22,22 @@ describe('results', () => {
     );
   });
 
-  it('reports values that are not JSON as invalid-output', async () => {
-    for (const body of [
-      'return () => 1;',
-      'return 10n;',
-      'return Symbol("s");',
-      'const a = {}; a.self = a; return a;',
-      'return { toJSON() { throw new Error("nope"); } };',
+  it('reports values the return-value rule refuses as invalid-output, naming the path', async () => {
+    for (const [body, text] of [
+      ['return () => 1;', 'result is a function'],
+      ['return Symbol("s");', 'result is a symbol'],
+      ['const a = {}; a.self = a; return a;', 'result.self refers back to result (a cycle)'],
+      [
+        'return { toJSON() { throw new Error("nope"); } };',
+        'result could not be read: Error: nope',
+      ],
     ]) {
-      const failure = expectFailure(await runBody(pool, body), 'invalid-output');
-      expect(failure.message).toMatch(/^the returned value is not JSON/);
+      const failure = expectFailure(await runBody(pool, body ?? ''), 'invalid-output');
+      expect(failure.message).toMatch(/^the returned value cannot be sent as JSON: /);
+      expect(failure.message).toContain(text);
     }
+    // Converted by the rule (decision record 018), not refused.
+    expect(expectOk(await runBody(pool, 'return 10n;'))).toBe('10');
   });
 
   it('caps the result bytes (UTF-8, checked by the host)', async () => {
@@ -73,20 +78,25 @@ describe('exceptions', () => {
     });
   });
 
-  it('reports thrown non-errors and strange errors', async () => {
-    expect(expectFailure(await runBody(pool, `throw 'boom';`), 'exception').message).toBe(
-      'Uncaught boom',
-    );
-    expect(expectFailure(await runBody(pool, `throw { code: 1 };`), 'exception').message).toBe(
-      'Error',
-    );
+  it('reports thrown non-errors as bounded JSON, and strange errors', async () => {
+    const boom = expectFailure(await runBody(pool, `throw 'boom';`), 'exception');
+    expect(boom.message).toBe('Uncaught non-Error value: "boom"');
+    expect(boom.thrown).toBe('boom');
+    const code = expectFailure(await runBody(pool, `throw { code: 1 };`), 'exception');
+    expect(code.message).toBe('Uncaught non-Error value: {"code":1}');
+    expect(code.thrown).toEqual({ code: 1 });
     const hostile = `throw { get name() { throw 1; }, get message() { while (false); return 'm'; }, get stack() { throw 2; } };`;
-    expect(expectFailure(await runBody(pool, hostile), 'exception').message).toBe('Error: m');
+    expect(expectFailure(await runBody(pool, hostile), 'exception').thrown).toEqual({
+      name: '[unreadable]',
+      message: 'm',
+      stack: '[unreadable]',
+    });
     const failure = expectFailure(
       await runBody(pool, `throw Object.assign(new Error('x'), { stack: 'forged' });`),
       'exception',
     );
     expect(failure.line).toBeUndefined();
+    expect(failure.thrown).toBeUndefined();
   });
 
   it('keeps positions in the JS when no mapper is given, and drops those the mapper rejects', async () => {

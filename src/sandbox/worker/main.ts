@@ -86,7 +86,6 @@ function transpile(id: number, code: string): void {
       diagnostics: [
         {
           kind: 'syntax',
-          code: 0,
           category: 'error',
           message: 'the transpiler could not process the program',
           line: 0,
