@@ -21,6 +21,7 @@ import {
   type IsolateRunner,
   type IsolateRunnerOptions,
 } from './run-code/isolate-runner.js';
+import { LedgerBook } from './run-code/ledger.js';
 import { ScopeSdkCache } from './run-code/scope-sdk.js';
 import { createRunCodeTool } from './run-code/tool.js';
 import { renderInstructions, type RenderedSdk } from './sdk/index.js';
@@ -222,10 +223,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const sdks = new ScopeSdkCache(registry);
   const codeMode = options.codeMode === false ? undefined : (options.codeMode ?? {});
   const runner = codeMode ? (codeMode.runner ?? createIsolateRunner(codeMode)) : undefined;
+  const ledgers = new LedgerBook();
   if (runner && codeMode) {
     registry.setTransport(
       createRunCodeTool({
-        runner,
+        runner: ledgers.wrap(runner, {
+          catalogTokens: (scope) => discovery.catalogTokens(scope),
+        }),
         executor,
         sdkFor: (scope) => sdks.sdk(scope),
         maxCodeChars: codeMode.maxCodeChars,
@@ -356,7 +360,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         opts?.parent === undefined && typeof call === 'object' && call !== null
           ? helperCall(call, scope)
           : undefined;
-      return helper ? Promise.resolve(helper) : executor.execute(toolCall(call, scope), opts);
+      if (helper) return Promise.resolve(helper);
+      return executor.execute(toolCall(call, scope), opts).then((r) => {
+        const savings = r.meta.toolName === RUN_CODE ? ledgers.take(r.meta.callId) : undefined;
+        if (savings) r.meta.savings = savings;
+        return r;
+      });
     },
     schemas: (scope = DEFAULT_SCOPE) => registry.schemas(scope),
     wireSchemas: (scope = DEFAULT_SCOPE, override) => wire(scope, override),

@@ -229,6 +229,36 @@ export class ScopeDiscovery {
   }
 
   /**
+   * The catalog figures of the savings ledger: tokens of run_code's description as the model is
+   * shown it (compact or full), of the SDK text, and of the same catalog as JSON wire (name,
+   * description, input and output schemas). Tokenized once per SDK text.
+   */
+  catalogTokens(scope: string): { shownTokens: number; sdkTokens: number; wireTokens: number } {
+    const sdk = this.#source.sdk(scope);
+    const status = this.status(scope);
+    const key = `${scope}\u0000${sdk.hash}`;
+    const shownTokens = status.compact
+      ? remember(this.#tokens, `compact\u0000${key}`, () =>
+          countTokens(this.compactDescription(scope)),
+        )
+      : status.fullTokens;
+    const sdkTokens = remember(this.#tokens, `sdk\u0000${sdk.hash}`, () => countTokens(sdk.text));
+    const wireTokens = remember(this.#tokens, `wire\u0000${key}`, () =>
+      countTokens(
+        JSON.stringify(
+          this.#source.catalog(scope).map((t) => ({
+            name: t.name,
+            description: t.description,
+            inputSchema: t.inputSchema,
+            ...(t.outputSchema === undefined ? {} : { outputSchema: t.outputSchema }),
+          })),
+        ),
+      ),
+    );
+    return { shownTokens, sdkTokens, wireTokens };
+  }
+
+  /**
    * run_code's compact description: its own description (unless `withBase` is false: the prompt
    * section) and the instructions, then how to discover, then one line per tool (binding and summary).
    */
@@ -264,7 +294,7 @@ export class ScopeDiscovery {
       (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
     )
       throw new IsocodeError('INVALID_ARGS', `limit must be an integer from 1 to ${MAX_LIMIT}`);
-    return searchIndex(this.#index(scope), query, (limit) ?? DEFAULT_LIMIT);
+    return searchIndex(this.#index(scope), query, limit ?? DEFAULT_LIMIT);
   }
 
   /**
