@@ -21,6 +21,11 @@ import {
   type IsolateRunner,
   type IsolateRunnerOptions,
 } from './run-code/isolate-runner.js';
+import {
+  OutputInference,
+  type InferenceStats,
+  type InferOutputsOptions,
+} from './infer/inference.js';
 import { LedgerBook } from './run-code/ledger.js';
 import { ScopeSdkCache } from './run-code/scope-sdk.js';
 import { createRunCodeTool } from './run-code/tool.js';
@@ -64,6 +69,12 @@ export interface CodeModeOptions extends IsolateRunnerOptions {
   maxCodeChars?: number | undefined;
   /** Time limit of a whole run_code call (a backstop above the sandbox limits). @default 120000 */
   timeoutMs?: number | undefined;
+  /**
+   * Output inference: results of tools without an output schema are folded into inferred types
+   * that the SDK shows, marked as inferred (never used to validate). `true` uses the defaults.
+   * @default false
+   */
+  inferOutputs?: boolean | InferOutputsOptions | undefined;
   /**
    * Discovery for large catalogs: above a token threshold, run_code's description shows a compact
    * index and the model gets `search_tools` and `describe_tool` (docs/decisions/019).
@@ -199,6 +210,8 @@ export interface RuntimeStats {
   eventListenerFailures: number;
   /** Isolate pool and checker counters of the default runner. */
   runner: ReturnType<IsolateRunner['stats']> | undefined;
+  /** Output inference counters (results folded, dropped, schema changes); undefined when off. */
+  inference?: InferenceStats | undefined;
 }
 
 const CODE_ONLY_SECTION =
@@ -220,8 +233,14 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const executor = new Executor(registry, events, options);
 
   const progress = new Emitter<[callId: string, event: RunProgressEvent]>();
-  const sdks = new ScopeSdkCache(registry);
   const codeMode = options.codeMode === false ? undefined : (options.codeMode ?? {});
+  const catalog = new Emitter<[]>(); // a listener's failure is its own
+  const infer = codeMode?.inferOutputs;
+  // A changed inferred type re-renders the SDKs that show it: tell the faces, as for a new catalog.
+  const inference = infer
+    ? new OutputInference(infer === true ? {} : infer, () => catalog.emit())
+    : undefined;
+  const sdks = new ScopeSdkCache(registry, inference);
   const runner = codeMode ? (codeMode.runner ?? createIsolateRunner(codeMode)) : undefined;
   const ledgers = new LedgerBook();
   if (runner && codeMode) {
@@ -229,6 +248,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       createRunCodeTool({
         runner: ledgers.wrap(runner, {
           catalogTokens: (scope) => discovery.catalogTokens(scope),
+          onNestedResult: inference
+            ? (scope, name, r) =>
+                inference.observe(
+                  () => registry.schemas(scope).find((t) => t.name === name),
+                  r.value,
+                )
+            : undefined,
         }),
         executor,
         sdkFor: (scope) => sdks.sdk(scope),
@@ -262,7 +288,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     registry.wireSchemas(scope).find((t) => t.name === RUN_CODE)?.description;
   const discovery = new ScopeDiscovery(
     {
-      catalog: (scope) => registry.schemas(scope),
+      catalog: (scope) => sdks.catalog(scope),
       sdk: (scope) => sdks.sdk(scope),
       fullDescription: (scope) => `${runCodeBase(scope) ?? ''}\n\n${sdks.prompt(scope)}`,
       parts: (scope) => ({ base: runCodeBase(scope) ?? '', instructions: renderInstructions() }),
@@ -332,8 +358,6 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     }
   };
 
-  const catalog = new Emitter<[]>(); // a listener's failure is its own
-
   // Provider wire names back to tool names, per scope, rebuilt when the catalog changed.
   const wireNames = new Map<string, { version: number; table: WireNameTable }>();
   const toolCall = (call: ToolCall, scope: unknown): ToolCall => {
@@ -386,6 +410,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     searchTools: (query, scope = DEFAULT_SCOPE, limit) => discovery.search(scope, query, limit),
     describeTools: (names, scope = DEFAULT_SCOPE) => discovery.describe(scope, names),
     stats: () => ({
+      ...(inference ? { inference: inference.stats() } : {}),
       liveRuns: executor.liveParents,
       eventListenerFailures: events.failures,
       runner:
@@ -409,6 +434,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     onProgress: (listener) => progress.on(listener),
     close: () =>
       (closed ??= (async () => {
+        await inference?.close();
         await runner?.close?.();
         await audit?.close();
       })()),

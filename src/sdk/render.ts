@@ -45,6 +45,32 @@ interface Entry {
   inputSchema: unknown;
   outputSchema: unknown;
   hasOutput: boolean;
+  /** An inferred schema of the JSON in an MCP text result's `text` (output inference, src/infer). */
+  textSchema?: unknown;
+}
+
+/**
+ * The seam of output inference (src/infer): an entry may carry `inferredOutput: { schema, samples,
+ * of }`. Without an output schema, `of: "value"` renders as the output type; `of: "text"` (an MCP
+ * text result) renders as a `…Text` type of the JSON in `text`. Both are marked as inferred.
+ */
+function inferred(raw: object, entry: Entry, warnings: SdkWarning[]): void {
+  const v = field(raw, 'inferredOutput', entry.name, warnings);
+  if (typeof v !== 'object' || v === null) return;
+  const schema = ownValue(v, 'schema');
+  const samples = ownValue(v, 'samples');
+  const of = ownValue(v, 'of');
+  if (typeof schema !== 'object' || schema === null || typeof samples !== 'number') return;
+  const from = `Inferred from ${samples} result${samples === 1 ? '' : 's'}`;
+  if (of === 'value' && !entry.hasOutput) {
+    entry.outputSchema = { ...schema, description: `${from}; not declared by the tool.` };
+    entry.hasOutput = true;
+  } else if (of === 'text' && entry.hasOutput) {
+    entry.textSchema = {
+      ...schema,
+      description: `${from}: the JSON in \`text\` (JSON.parse(result.text)); not declared by the tool.`,
+    };
+  }
 }
 
 function ownValue(o: object, key: string): unknown {
@@ -93,13 +119,15 @@ function entry(raw: unknown, warnings: SdkWarning[]): Entry | undefined {
   }
   const description = field(raw, 'description', name, warnings);
   const outputSchema = field(raw, 'outputSchema', name, warnings);
-  return {
+  const e: Entry = {
     name,
     description: typeof description === 'string' ? description : '',
     inputSchema: field(raw, 'inputSchema', name, warnings),
     outputSchema,
     hasOutput: outputSchema !== undefined && outputSchema !== null,
   };
+  inferred(raw, e, warnings);
+  return e;
 }
 
 /** Valid entries, one per name (the smallest JSON text wins a duplicate, so input order never matters). */
@@ -128,6 +156,8 @@ interface ToolTypes {
   outputName: string | undefined;
   inputNode: TypeNode | undefined;
   outputDoc: string;
+  /** The type of the JSON in `text` (output inference). */
+  textName?: string | undefined;
 }
 
 function toolTypes(
@@ -158,6 +188,17 @@ function toolTypes(
   try {
     const inputNamed = converter.nameRoot(input, inputName);
     if (outputName !== undefined) converter.nameRoot(output, outputName);
+    const textName = entry.textSchema === undefined ? undefined : names.claim(`${stem}Text`);
+    if (textName !== undefined)
+      converter.nameRoot(
+        {
+          id: 'text',
+          root: entry.textSchema,
+          pointerPrefix: '/inferredOutput/schema',
+          closedObjects: false,
+        },
+        textName,
+      );
     converter.drain();
     const declarations = printDeclarations(converter.named, entry.name, converter.warnings);
     warnings.push(...converter.warnings);
@@ -171,6 +212,7 @@ function toolTypes(
       outputName,
       inputNode: inputNamed.node,
       outputDoc: typeof description === 'string' ? (textLines(description)[0] ?? '') : '',
+      textName,
     };
   } catch (err) {
     warnings.push({
@@ -211,7 +253,13 @@ function toolBlock(key: string, entry: Entry, t: ToolTypes): string {
       : t.outputDoc !== ''
         ? t.outputDoc
         : t.outputName;
-  const doc = [...lines, ...(lines.length > 0 ? [''] : []), ...params, `@returns ${returns}`];
+  const text = t.textName === undefined ? '' : `; its \`text\` is JSON of ${t.textName} (inferred)`;
+  const doc = [
+    ...lines,
+    ...(lines.length > 0 ? [''] : []),
+    ...params,
+    `@returns ${returns}${text}`,
+  ];
   return fillTemplate(
     readTemplate('tool-block.tmpl'),
     {
