@@ -2,6 +2,8 @@
  * The runtime: tools, scopes, the executor and code mode in one object. This is what the
  * library, the CLI, the HTTP service and the MCP server are built on.
  */
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import type { Approver } from './executor/approval.js';
 import { Emitter } from './events/emitter.js';
 import {
@@ -13,17 +15,35 @@ import {
 } from './executor/events.js';
 import { Executor, type ExecutorOptions } from './executor/executor.js';
 import type { ExecuteOptions, Hooks, ToolCall, ToolResult } from './executor/types.js';
+import type { JsonValue } from './json.js';
 import {
   createIsolateRunner,
   type IsolateRunner,
   type IsolateRunnerOptions,
 } from './run-code/isolate-runner.js';
+import {
+  OutputInference,
+  type InferenceStats,
+  type InferOutputsOptions,
+} from './infer/inference.js';
+import { LedgerBook } from './run-code/ledger.js';
 import { ScopeSdkCache } from './run-code/scope-sdk.js';
 import { createRunCodeTool } from './run-code/tool.js';
 import { renderInstructions, type RenderedSdk } from './sdk/index.js';
 import { RUN_CODE } from './tools/names.js';
 import type { CodeRunner, ProgramDiagnostic, RunProgressEvent } from './run-code/types.js';
-import { IsocodeError } from './errors.js';
+import { IsocodeError, isIsocodeError } from './errors.js';
+import {
+  DESCRIBE_TOOL,
+  discoveryToolSchemas,
+  ScopeDiscovery,
+  SEARCH_TOOLS,
+  type DescribeToolsResult,
+  type DiscoveryOptions,
+  type DiscoveryStatus,
+  type SearchToolsResult,
+} from './discovery/index.js';
+import { errorContent } from './executor/outcome.js';
 import { ToolRegistry } from './tools/registry.js';
 import { DEFAULT_SCOPE, type ScopeConfig } from './tools/scopes.js';
 import type { PresentationMode, ToolDefinition, ToolSchema } from './tools/types.js';
@@ -49,6 +69,18 @@ export interface CodeModeOptions extends IsolateRunnerOptions {
   maxCodeChars?: number | undefined;
   /** Time limit of a whole run_code call (a backstop above the sandbox limits). @default 120000 */
   timeoutMs?: number | undefined;
+  /**
+   * Output inference: results of tools without an output schema are folded into inferred types
+   * that the SDK shows, marked as inferred (never used to validate). `true` uses the defaults.
+   * @default false
+   */
+  inferOutputs?: boolean | InferOutputsOptions | undefined;
+  /**
+   * Discovery for large catalogs: above a token threshold, run_code's description shows a compact
+   * index and the model gets `search_tools` and `describe_tool` (docs/decisions/019).
+   * @default { mode: "auto", thresholdTokens: 16000 }
+   */
+  discovery?: DiscoveryOptions | undefined;
 }
 
 /** Options of {@link createRuntime}. */
@@ -87,13 +119,21 @@ export interface Runtime {
   execute(call: ToolCall, options?: ExecuteOptions): Promise<ToolResult>;
   /** The full visible catalog of a scope (never collapsed by mode). */
   schemas(scope?: string): ToolSchema[];
-  /** What the scope's model is shown, as catalog entries. */
-  wireSchemas(scope?: string): ToolSchema[];
-  /** What the scope's model is shown, in a wire format. */
-  wireTools(format: 'openai', scope?: string): OpenAiTool[];
-  wireTools(format: 'anthropic', scope?: string): AnthropicTool[];
-  wireTools(format: 'mcp', scope?: string): McpTool[];
-  wireTools(format: WireFormat, scope?: string): OpenAiTool[] | AnthropicTool[] | McpTool[];
+  /**
+   * What the scope's model is shown, as catalog entries. In compact mode (see `discovery`), run_code
+   * carries the compact index and `search_tools` and `describe_tool` follow it; `discovery`
+   * overrides the runtime's `codeMode.discovery` for this listing.
+   */
+  wireSchemas(scope?: string, discovery?: DiscoveryOptions): ToolSchema[];
+  /** What the scope's model is shown, in a wire format (see `wireSchemas`). */
+  wireTools(format: 'openai', scope?: string, discovery?: DiscoveryOptions): OpenAiTool[];
+  wireTools(format: 'anthropic', scope?: string, discovery?: DiscoveryOptions): AnthropicTool[];
+  wireTools(format: 'mcp', scope?: string, discovery?: DiscoveryOptions): McpTool[];
+  wireTools(
+    format: WireFormat,
+    scope?: string,
+    discovery?: DiscoveryOptions,
+  ): OpenAiTool[] | AnthropicTool[] | McpTool[];
   /** The scope's presentation mode. */
   mode(scope?: string): PresentationMode;
   /** Registers more tools. */
@@ -137,6 +177,23 @@ export interface Runtime {
    * @throws IsocodeError INVALID_CONFIG when code mode is off.
    */
   check(code: string, scope?: string, signal?: AbortSignal): Promise<ProgramDiagnostic[]>;
+  /**
+   * Whether a `code`-mode scope shows the compact index (discovery) instead of the full SDK, and the
+   * measured figures; `override` replaces the runtime's `codeMode.discovery` (a face's own setting).
+   * Undefined when the scope is not in `code` mode or code mode is off.
+   */
+  discovery(scope?: string, override?: DiscoveryOptions): DiscoveryStatus | undefined;
+  /**
+   * Searches the tools of a scope's SDK by keywords (names count most); says how many matched of
+   * how many exist. `execute({ name: 'search_tools', args: { query, limit? } })` answers the same.
+   * @throws IsocodeError INVALID_ARGS for a query over 200 characters or a limit outside 1–50.
+   */
+  searchTools(query: string, scope?: string, limit?: number): SearchToolsResult;
+  /**
+   * The TypeScript declarations of tools of a scope's SDK, by name or binding (at most 20).
+   * @throws IsocodeError INVALID_ARGS for a bad list, UNKNOWN_TOOL when none exists.
+   */
+  describeTools(names: readonly string[], scope?: string): DescribeToolsResult;
   /** Counters: isolates, checker, live runs. */
   stats(): RuntimeStats;
   /** Subscribes to run_code progress (logs, nested calls) by run_code call id. */
@@ -153,6 +210,8 @@ export interface RuntimeStats {
   eventListenerFailures: number;
   /** Isolate pool and checker counters of the default runner. */
   runner: ReturnType<IsolateRunner['stats']> | undefined;
+  /** Output inference counters (results folded, dropped, schema changes); undefined when off. */
+  inference?: InferenceStats | undefined;
 }
 
 const CODE_ONLY_SECTION =
@@ -174,13 +233,29 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const executor = new Executor(registry, events, options);
 
   const progress = new Emitter<[callId: string, event: RunProgressEvent]>();
-  const sdks = new ScopeSdkCache(registry);
   const codeMode = options.codeMode === false ? undefined : (options.codeMode ?? {});
+  const catalog = new Emitter<[]>(); // a listener's failure is its own
+  const infer = codeMode?.inferOutputs;
+  // A changed inferred type re-renders the SDKs that show it: tell the faces, as for a new catalog.
+  const inference = infer
+    ? new OutputInference(infer === true ? {} : infer, () => catalog.emit())
+    : undefined;
+  const sdks = new ScopeSdkCache(registry, inference);
   const runner = codeMode ? (codeMode.runner ?? createIsolateRunner(codeMode)) : undefined;
+  const ledgers = new LedgerBook();
   if (runner && codeMode) {
     registry.setTransport(
       createRunCodeTool({
-        runner,
+        runner: ledgers.wrap(runner, {
+          catalogTokens: (scope) => discovery.catalogTokens(scope),
+          onNestedResult: inference
+            ? (scope, name, r) =>
+                inference.observe(
+                  () => registry.schemas(scope).find((t) => t.name === name),
+                  r.value,
+                )
+            : undefined,
+        }),
         executor,
         sdkFor: (scope) => sdks.sdk(scope),
         maxCodeChars: codeMode.maxCodeChars,
@@ -204,28 +279,84 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         id: 'tools:code-only',
         text: mode === 'code' ? CODE_ONLY_SECTION : '',
       },
-      { id: 'tools:sdk', text: sdks.prompt(scope) },
+      { id: 'tools:sdk', text: prompt(scope) },
     ];
     return options.systemPrompt ? options.systemPrompt(out, scope) : out;
   };
 
-  // The run_code entry on the wire carries the scope's instructions and SDK in its description.
-  const wire = (scope: string): ToolSchema[] =>
-    registry
+  const runCodeBase = (scope: string): string | undefined =>
+    registry.wireSchemas(scope).find((t) => t.name === RUN_CODE)?.description;
+  const discovery = new ScopeDiscovery(
+    {
+      catalog: (scope) => sdks.catalog(scope),
+      sdk: (scope) => sdks.sdk(scope),
+      fullDescription: (scope) => `${runCodeBase(scope) ?? ''}\n\n${sdks.prompt(scope)}`,
+      parts: (scope) => ({ base: runCodeBase(scope) ?? '', instructions: renderInstructions() }),
+    },
+    codeMode ? codeMode.discovery : undefined,
+  );
+  const discoveryStatus = (
+    scope: string,
+    override?: DiscoveryOptions,
+  ): DiscoveryStatus | undefined =>
+    runner && registry.mode(scope) === 'code' ? discovery.status(scope, override) : undefined;
+  const compact = (scope: string): boolean => discoveryStatus(scope)?.compact === true;
+  // What the model reads about the SDK: the instructions and the SDK, or the compact index.
+  const prompt = (scope: string): string =>
+    compact(scope) ? discovery.compactDescription(scope, false) : sdks.prompt(scope);
+
+  // The run_code entry on the wire carries the scope's instructions and SDK in its description;
+  // in compact mode, the compact index, followed by the two discovery helpers.
+  const wire = (scope: string, override?: DiscoveryOptions): ToolSchema[] => {
+    const small = discoveryStatus(scope, override)?.compact === true;
+    const list = registry
       .wireSchemas(scope)
       .map((t) =>
-        t.name === RUN_CODE
-          ? { ...t, description: `${t.description}\n\n${sdks.prompt(scope)}` }
-          : t,
+        t.name !== RUN_CODE
+          ? t
+          : small
+            ? { ...t, description: discovery.compactDescription(scope) }
+            : { ...t, description: `${t.description}\n\n${sdks.prompt(scope)}` },
       );
+    return small ? [...list, ...discoveryToolSchemas()] : list;
+  };
   const runCodeDescription = (scope: string): ReturnType<Runtime['runCodeDescription']> => {
-    const base = registry.wireSchemas(scope).find((t) => t.name === RUN_CODE)?.description;
+    const base = runCodeBase(scope);
     return base === undefined
       ? undefined
       : { base, instructions: renderInstructions(), sdk: sdks.sdk(scope) };
   };
-
-  const catalog = new Emitter<[]>(); // a listener's failure is its own
+  // search_tools and describe_tool, answered in every code-mode scope (listed only when compact).
+  const helperCall = (call: ToolCall, scope: string): ToolResult | undefined => {
+    if (call.name !== SEARCH_TOOLS && call.name !== DESCRIBE_TOOL) return undefined;
+    if (!runner || !registry.hasScope(scope) || registry.mode(scope) !== 'code') return undefined;
+    const started = performance.now();
+    const meta = (): ToolResult['meta'] => ({
+      callId: typeof call.id === 'string' && call.id !== '' ? call.id : randomUUID(),
+      toolName: call.name,
+      scope,
+      parentId: undefined,
+      durationMs: performance.now() - started,
+      stages: ['create', 'validate', 'execute', 'finalize'],
+    });
+    try {
+      const { value, text } = discovery.call(scope, call.name, call.args);
+      return {
+        ok: true,
+        value: value as unknown as JsonValue,
+        content: [{ type: 'text', text }],
+        meta: meta(),
+      };
+    } catch (err) {
+      if (!isIsocodeError(err)) throw err;
+      const error = {
+        code: err.code,
+        message: err.message,
+        ...(err.details === undefined ? {} : { details: err.details }),
+      };
+      return { ok: false, error, content: errorContent(error), meta: meta() };
+    }
+  };
 
   // Provider wire names back to tool names, per scope, rebuilt when the catalog changed.
   const wireNames = new Map<string, { version: number; table: WireNameTable }>();
@@ -247,11 +378,23 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
 
   let closed: Promise<void> | undefined;
   const runtime: Runtime = {
-    execute: (call, opts) => executor.execute(toolCall(call, opts?.scope ?? DEFAULT_SCOPE), opts),
+    execute: (call, opts) => {
+      const scope = opts?.scope ?? DEFAULT_SCOPE;
+      const helper =
+        opts?.parent === undefined && typeof call === 'object' && call !== null
+          ? helperCall(call, scope)
+          : undefined;
+      if (helper) return Promise.resolve(helper);
+      return executor.execute(toolCall(call, scope), opts).then((r) => {
+        const savings = r.meta.toolName === RUN_CODE ? ledgers.take(r.meta.callId) : undefined;
+        if (savings) r.meta.savings = savings;
+        return r;
+      });
+    },
     schemas: (scope = DEFAULT_SCOPE) => registry.schemas(scope),
-    wireSchemas: (scope = DEFAULT_SCOPE) => wire(scope),
-    wireTools: ((format: WireFormat, scope = DEFAULT_SCOPE) =>
-      toWireFormat(wire(scope), format)) as Runtime['wireTools'],
+    wireSchemas: (scope = DEFAULT_SCOPE, override) => wire(scope, override),
+    wireTools: ((format: WireFormat, scope = DEFAULT_SCOPE, override?: DiscoveryOptions) =>
+      toWireFormat(wire(scope, override), format)) as Runtime['wireTools'],
     sdk: (scope = DEFAULT_SCOPE) => sdks.sdk(scope),
     runCodeDescription: (scope = DEFAULT_SCOPE) => runCodeDescription(scope),
     systemPrompt: (scope = DEFAULT_SCOPE) => sections(scope),
@@ -263,7 +406,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         );
       return runner.check(code, sdks.sdk(scope), signal);
     },
+    discovery: (scope = DEFAULT_SCOPE, override) => discoveryStatus(scope, override),
+    searchTools: (query, scope = DEFAULT_SCOPE, limit) => discovery.search(scope, query, limit),
+    describeTools: (names, scope = DEFAULT_SCOPE) => discovery.describe(scope, names),
     stats: () => ({
+      ...(inference ? { inference: inference.stats() } : {}),
       liveRuns: executor.liveParents,
       eventListenerFailures: events.failures,
       runner:
@@ -287,6 +434,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     onProgress: (listener) => progress.on(listener),
     close: () =>
       (closed ??= (async () => {
+        await inference?.close();
         await runner?.close?.();
         await audit?.close();
       })()),

@@ -1,6 +1,7 @@
 /** The executor's public types: calls, results, hooks and their decisions. */
 import type { ErrorCode } from '../errors.js';
 import type { JsonValue } from '../json.js';
+import type { SavingsLedger } from '../run-code/ledger.js';
 import type { ContentBlock, ParentToken, PresentationMode } from '../tools/types.js';
 
 /** A tool call as a model (or a run_code program) makes it. */
@@ -66,6 +67,8 @@ export interface ResultMeta {
   stages: Stage[];
   /** Context strings added by post-execute hooks. */
   additionalContext?: string[] | undefined;
+  /** run_code calls through the runtime: what code mode saved in this run (the savings ledger). */
+  savings?: SavingsLedger | undefined;
 }
 
 /** The outcome of `execute`. The executor never rejects: it always resolves to one of these. */

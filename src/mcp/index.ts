@@ -9,5 +9,5 @@ export type { McpStdioOptions, McpStdioHandle } from './stdio.js';
 export { serveMcpHttp } from './http.js';
 export type { McpHttpOptions, McpHttpHandle, McpApiKey } from './http.js';
 export { toCallToolResult, ERROR_META_KEY } from './result.js';
-export { SEARCH_TOOLS, DESCRIBE_TOOL, DEFAULT_HELPER_THRESHOLD_CHARS } from './helpers.js';
+export { SEARCH_TOOLS, DESCRIBE_TOOL, DEFAULT_HELPER_THRESHOLD_TOKENS } from './helpers.js';
 export type { HelperMode } from './helpers.js';

@@ -12,24 +12,9 @@ import {
   type ServerNotification,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import {
-  DEFAULT_SCOPE,
-  IsocodeError,
-  RUN_CODE,
-  type Runtime,
-  type RunProgressEvent,
-} from '../index.js';
-import {
-  compactRunCodeDescription,
-  DEFAULT_HELPER_THRESHOLD_CHARS,
-  DESCRIBE_TOOL,
-  describeTools,
-  helperTools,
-  SEARCH_TOOLS,
-  searchTools,
-  type HelperMode,
-} from './helpers.js';
-import { toCallToolResult } from './result.js';
+import { DEFAULT_SCOPE, type Runtime, type RunProgressEvent } from '../index.js';
+import { helperOverride, isHelperName, type HelperMode } from './helpers.js';
+import { ERROR_META_KEY, toCallToolResult } from './result.js';
 
 /** Options of {@link createMcpServer}. */
 export interface McpServerOptions {
@@ -43,12 +28,12 @@ export interface McpServerOptions {
   version?: string | undefined;
   /**
    * The `search_tools`/`describe_tool` discovery helpers (code mode only): `auto` lists them, with a
-   * compact run_code description, when the full description exceeds `helperThresholdChars`.
-   * @default "auto"
+   * compact run_code description, when the full description exceeds `helperThresholdTokens`.
+   * @default the runtime's `codeMode.discovery` ("auto")
    */
   helpers?: HelperMode | undefined;
-  /** The `auto` threshold, in characters of run_code description. @default 64000 */
-  helperThresholdChars?: number | undefined;
+  /** The `auto` threshold, in o200k tokens of run_code description. @default the runtime's (16000) */
+  helperThresholdTokens?: number | undefined;
 }
 
 /** What the server lists for a scope, and whether helpers are on. */
@@ -108,30 +93,16 @@ export function buildMcpServer(options: McpServerOptions): TrackedMcpServer {
   let calls = 0;
   let active = Date.now();
   const scope = options.scope ?? DEFAULT_SCOPE;
-  const helperMode = options.helpers ?? 'auto';
-  const threshold = options.helperThresholdChars ?? DEFAULT_HELPER_THRESHOLD_CHARS;
-  const mode = runtime.mode(scope); // throws INVALID_SCOPE for an unknown scope
-  if (!Number.isFinite(threshold) || threshold < 0)
-    throw new IsocodeError('INVALID_CONFIG', 'helperThresholdChars must be a number ≥ 0');
+  runtime.mode(scope); // throws INVALID_SCOPE for an unknown scope
+  const override = helperOverride(options.helpers, options.helperThresholdTokens);
+  runtime.discovery(scope, override); // throws INVALID_CONFIG for a bad setting
 
+  // The runtime's listing: in compact mode, run_code's compact index and the two helpers.
   const listing = (): Listing => {
-    const wire = runtime.wireTools('mcp', scope);
-    const runCode = wire.find((t) => t.name === RUN_CODE);
-    const parts = mode === 'code' ? runtime.runCodeDescription(scope) : undefined;
-    const compact =
-      parts !== undefined &&
-      runCode !== undefined &&
-      (helperMode === 'always' || (helperMode === 'auto' && runCode.description.length > threshold))
-        ? compactRunCodeDescription(runtime, scope, parts)
-        : undefined;
-    const helpers = compact !== undefined;
-    const tools: Tool[] = wire.map((t) =>
-      compact !== undefined && t.name === RUN_CODE ? { ...t, description: compact } : { ...t },
-    ) as Tool[];
-    if (helpers) tools.push(...helperTools());
+    const wire = runtime.wireTools('mcp', scope, override);
     return {
-      tools,
-      helpers,
+      tools: wire.map((t) => ({ ...t })) as Tool[],
+      helpers: wire.some((t) => isHelperName(t.name)),
       withOutput: new Set(wire.filter((t) => t.outputSchema !== undefined).map((t) => t.name)),
     };
   };
@@ -165,8 +136,15 @@ export function buildMcpServer(options: McpServerOptions): TrackedMcpServer {
       const { name } = request.params;
       const args = request.params.arguments ?? {};
       const list = listing();
-      if (list.helpers && name === SEARCH_TOOLS) return searchTools(runtime, scope, args);
-      if (list.helpers && name === DESCRIBE_TOOL) return describeTools(runtime, scope, args);
+      // The runtime answers the helpers in any code-mode scope; this face only when it lists them.
+      if (!list.helpers && isHelperName(name)) {
+        const message = `unknown tool "${name}"`;
+        return {
+          isError: true,
+          content: [{ type: 'text', text: `Error UNKNOWN_TOOL: ${message}` }],
+          _meta: { [ERROR_META_KEY]: { code: 'UNKNOWN_TOOL', message } },
+        };
+      }
 
       calls += 1;
       active = Date.now();

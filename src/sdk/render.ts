@@ -38,6 +38,32 @@ interface Entry {
   inputSchema: unknown;
   outputSchema: unknown;
   hasOutput: boolean;
+  /** An inferred schema of the JSON in an MCP text result's `text` (output inference, src/infer). */
+  textSchema?: unknown;
+}
+
+/**
+ * The seam of output inference (src/infer): an entry may carry `inferredOutput: { schema, samples,
+ * of }`. Without an output schema, `of: "value"` renders as the output type; `of: "text"` (an MCP
+ * text result) renders as a `…Text` type of the JSON in `text`. Both are marked as inferred.
+ */
+function inferred(raw: object, entry: Entry, warnings: SdkWarning[]): void {
+  const v = field(raw, 'inferredOutput', entry.name, warnings);
+  if (typeof v !== 'object' || v === null) return;
+  const schema = ownValue(v, 'schema');
+  const samples = ownValue(v, 'samples');
+  const of = ownValue(v, 'of');
+  if (typeof schema !== 'object' || schema === null || typeof samples !== 'number') return;
+  const from = `Inferred from ${samples} result${samples === 1 ? '' : 's'}`;
+  if (of === 'value' && !entry.hasOutput) {
+    entry.outputSchema = { ...schema, description: `${from}; not declared by the tool.` };
+    entry.hasOutput = true;
+  } else if (of === 'text' && entry.hasOutput) {
+    entry.textSchema = {
+      ...schema,
+      description: `${from}: the JSON in \`text\` (JSON.parse(result.text)); not declared by the tool.`,
+    };
+  }
 }
 
 function ownValue(o: object, key: string): unknown {
@@ -86,13 +112,15 @@ function entry(raw: unknown, warnings: SdkWarning[]): Entry | undefined {
   }
   const description = field(raw, 'description', name, warnings);
   const outputSchema = field(raw, 'outputSchema', name, warnings);
-  return {
+  const e: Entry = {
     name,
     description: typeof description === 'string' ? description : '',
     inputSchema: field(raw, 'inputSchema', name, warnings),
     outputSchema,
     hasOutput: outputSchema !== undefined && outputSchema !== null,
   };
+  inferred(raw, e, warnings);
+  return e;
 }
 
 /** Valid entries, one per name (the smallest JSON text wins a duplicate, so input order never matters). */
@@ -144,12 +172,13 @@ function toolTypes(
   // The stem was claimed with both suffixes: a root that refers to itself takes one of them.
   const inputName = `${stem}Input`;
   const outputName = `${stem}Output`;
+  const textName = entry.textSchema === undefined ? undefined : names.claim(`${stem}Text`);
   const converter = new SchemaConverter(
     entry.name,
     stem,
     names,
     { maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH, maxNodes: MAX_NODES },
-    (doc) => (doc.id === 'input' ? inputName : outputName),
+    (doc) => (doc.id === 'input' ? inputName : doc.id === 'text' ? (textName ?? '') : outputName),
   );
   const input: SchemaDoc = { id: 'input', root: entry.inputSchema, pointerPrefix: '/inputSchema' };
   const output: SchemaDoc = {
@@ -160,6 +189,11 @@ function toolTypes(
   try {
     const inputNode = converter.inline(input, entry.inputSchema);
     const outputNode = entry.hasOutput ? converter.inline(output, entry.outputSchema) : undefined;
+    if (textName !== undefined)
+      converter.nameRoot(
+        { id: 'text', root: entry.textSchema, pointerPrefix: '/inferredOutput/schema' },
+        textName,
+      );
     converter.drain();
     const declarations = printDeclarations(converter.named, entry.name, converter.warnings);
     warnings.push(...converter.warnings);
@@ -179,6 +213,7 @@ function toolTypes(
       rootDoc: [
         ...(inputSelf ? [] : rootTag('@param input', entry.inputSchema)),
         ...(outputNode === undefined || outputSelf ? [] : rootTag('@returns', entry.outputSchema)),
+        ...(textName === undefined ? [] : [`\`text\` holds JSON of type ${textName} (inferred).`]),
       ],
     };
   } catch (err) {

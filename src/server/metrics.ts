@@ -65,6 +65,42 @@ export function createServiceMetrics(runtime: Runtime, inFlight: () => number): 
       LATENCY_BUCKETS,
     ),
   );
+  // The savings ledger's totals (meta.savings of each run; docs/decisions/019).
+  const savings = {
+    shownTokens: registry.add(
+      new Counter(
+        'isocode_savings_shown_tokens_total',
+        'o200k tokens of the run_code description (SDK or compact index) the model was shown, summed over runs.',
+      ),
+    ),
+    wireTokens: registry.add(
+      new Counter(
+        'isocode_savings_wire_tokens_total',
+        'o200k tokens of the same catalogs as JSON wire (name, description, input and output schemas), summed over runs.',
+      ),
+    ),
+    nestedBytes: registry.add(
+      new Counter(
+        'isocode_savings_nested_result_bytes_total',
+        'Bytes of JSON of nested results that stayed in the sandbox.',
+      ),
+    ),
+    nestedTokens: registry.add(
+      new Counter(
+        'isocode_savings_nested_result_tokens_total',
+        'o200k tokens of nested results that stayed in the sandbox (texts over 16 KiB extrapolated from a prefix).',
+      ),
+    ),
+    returnedBytes: registry.add(
+      new Counter('isocode_savings_returned_bytes_total', 'Bytes run_code returned to the model.'),
+    ),
+    returnedTokens: registry.add(
+      new Counter(
+        'isocode_savings_returned_tokens_total',
+        'o200k tokens run_code returned to the model.',
+      ),
+    ),
+  };
   const stats = (): ReturnType<Runtime['stats']> => runtime.stats();
   registry.add(new Gauge('isocode_http_requests_in_flight', 'Requests being served.', inFlight));
   registry.add(
@@ -144,6 +180,15 @@ export function createServiceMetrics(runtime: Runtime, inFlight: () => number): 
     run(result) {
       runs.inc({ outcome: result.ok ? 'ok' : 'error' });
       runLatency.observe(result.meta.durationMs / 1000);
+      const l = result.meta.savings;
+      if (l) {
+        savings.shownTokens.inc({}, l.shownTokens);
+        savings.wireTokens.inc({}, l.wireTokens);
+        savings.nestedBytes.inc({}, l.nestedResultBytes);
+        savings.nestedTokens.inc({}, l.nestedResultTokens);
+        savings.returnedBytes.inc({}, l.returnedBytes);
+        savings.returnedTokens.inc({}, l.returnedTokens);
+      }
       if (!result.ok) {
         const kind = result.error.details?.['kind'];
         failures.inc({ code: result.error.code, kind: typeof kind === 'string' ? kind : 'none' });

@@ -91,6 +91,13 @@ export const topLevelSchema = z.strictObject({
   scopes: z.record(z.string(), scopeSchema).optional(),
   limits: limitsSchema.default({}),
   typecheck: z.enum(['error', 'warn', 'off']).default('error'),
+  inferOutputs: z.union([z.boolean(), z.strictObject({ dir: nonEmpty.optional() })]).default(false),
+  discovery: z
+    .strictObject({
+      mode: z.enum(['auto', 'always', 'never']).optional(),
+      thresholdTokens: int(0).optional(),
+    })
+    .default({}),
   sandbox: z.enum(['process', 'in-process']).default('process'),
   workers: workersSchema.default({}),
   admission: admissionSchema.default({}),

@@ -169,6 +169,16 @@ export interface IsocodeConfig {
   limits: LimitsConfig;
   /** Type errors in programs: fail the run, report them as warnings, or skip checking. @default "error" */
   typecheck: TypecheckMode;
+  /**
+   * Output inference for tools without output schemas: `false`, or the directory (absolute) where
+   * inferred schemas persist. @default false (`true` in the file: "<config dir>/.isocode/inferred")
+   */
+  inferOutputs: { dir: string } | false;
+  /** Discovery for large catalogs. @default {} (auto above 16000 tokens) */
+  discovery: {
+    mode?: 'auto' | 'always' | 'never' | undefined;
+    thresholdTokens?: number | undefined;
+  };
   /** Where programs run: supervised sandbox worker processes, or (trusted programs only) this process. @default "process" */
   sandbox: 'process' | 'in-process';
   /** Sandbox worker processes. @default {} (the runtime's defaults) */

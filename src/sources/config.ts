@@ -252,6 +252,16 @@ export function parseConfig(
     scopes: { ...scopes },
     limits: top.limits,
     typecheck: top.typecheck,
+    inferOutputs:
+      top.inferOutputs === false
+        ? false
+        : {
+            dir: resolve(
+              dir,
+              (top.inferOutputs === true ? undefined : top.inferOutputs.dir) ?? '.isocode/inferred',
+            ),
+          },
+    discovery: top.discovery,
     sandbox: top.sandbox,
     workers: top.workers,
     admission: top.admission,

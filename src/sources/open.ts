@@ -59,6 +59,9 @@ function codeModeOptions(
   return {
     ...extra,
     typecheck: extra?.typecheck ?? config.typecheck,
+    inferOutputs:
+      extra?.inferOutputs ?? (config.inferOutputs === false ? undefined : config.inferOutputs),
+    discovery: { ...config.discovery, ...extra?.discovery },
     sandbox: extra?.sandbox ?? config.sandbox,
     workers: { ...definedLimits(config.workers), ...definedLimits(extra?.workers) },
     admission: { ...definedLimits(config.admission), ...definedLimits(extra?.admission) },

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { createRuntime, type ToolDefinition, type ToolSchema } from '../../src/index.js';
-import { compactRunCodeDescription } from '../../src/mcp/helpers.js';
+import { countTokens } from '../../src/tokens.js';
 import { builtinDemoTools } from '../../src/sources/index.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -64,14 +64,14 @@ async function measure(label: string, tools: ToolDefinition[]): Promise<void> {
     codeMode: { warmup: false, typecheck: 'off' },
   });
   try {
-    const [runCode] = runtime.wireTools('mcp');
+    const [runCode] = runtime.wireTools('mcp', 'default', { mode: 'never' });
     const native = runtime.schemas().reduce((n, t) => n + JSON.stringify(t).length, 0);
     const desc = runCode?.description ?? '';
     const sdk = runtime.sdk().text;
-    const parts = runtime.runCodeDescription();
-    const compact = parts ? compactRunCodeDescription(runtime, 'default', parts).length : 0;
+    const compact = (runtime.wireTools('mcp', 'default', { mode: 'always' })[0]?.description ?? '')
+      .length;
     console.log(
-      `${label.padEnd(34)} tools=${String(tools.length).padStart(3)}  run_code description=${String(desc.length).padStart(6)} chars (~${Math.round(desc.length / 4)} tokens)  sdk=${String(sdk.length).padStart(6)}  native tools/list JSON=${String(native).padStart(6)}  compact=${String(compact).padStart(6)}`,
+      `${label.padEnd(34)} tools=${String(tools.length).padStart(3)}  run_code description=${String(desc.length).padStart(6)} chars (${countTokens(desc)} tokens)  sdk=${String(sdk.length).padStart(6)}  native tools/list JSON=${String(native).padStart(6)}  compact=${String(compact).padStart(6)}`,
     );
   } finally {
     await runtime.close();

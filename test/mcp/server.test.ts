@@ -18,7 +18,7 @@ import {
 } from '../../src/index.js';
 import {
   createMcpServer,
-  DEFAULT_HELPER_THRESHOLD_CHARS,
+  DEFAULT_HELPER_THRESHOLD_TOKENS,
   ERROR_META_KEY,
   type McpServerOptions,
 } from '../../src/mcp/index.js';
@@ -214,7 +214,7 @@ describe('discovery helpers', () => {
   });
 
   it('auto above the threshold: a compact run_code description plus search_tools and describe_tool', async () => {
-    const client = await connect({ helperThresholdChars: 1000 });
+    const client = await connect({ helperThresholdTokens: 300 });
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(['run_code', 'search_tools', 'describe_tool']);
     const description = tools[0]?.description ?? '';
@@ -226,8 +226,15 @@ describe('discovery helpers', () => {
       name: 'search_tools',
       arguments: { query: 'count words' },
     });
-    const first = (found.structuredContent as { tools: { name: string; binding: string }[] })
-      .tools[0];
+    const result = found.structuredContent as {
+      total: number;
+      matched: number;
+      tools: { name: string; binding: string }[];
+    };
+    expect(result.total).toBe(runtime.sdk().bindings.length);
+    expect(result.matched).toBeGreaterThan(0);
+    expect(text(found)).toMatch(/^\d+ of \d+ tools match "count words"/);
+    const first = result.tools[0];
     expect(first).toEqual(
       expect.objectContaining({ name: 'text.word_count', binding: 'tools.text.word_count' }),
     );
@@ -284,8 +291,10 @@ describe('discovery helpers', () => {
       codeMode: { warmup: false },
     });
     try {
-      const full = big.wireTools('mcp')[0]?.description ?? '';
-      expect(full.length).toBeGreaterThan(DEFAULT_HELPER_THRESHOLD_CHARS);
+      const full = big.wireTools('mcp', 'default', { mode: 'never' })[0]?.description ?? '';
+      const status = big.discovery();
+      expect(status?.fullTokens).toBeGreaterThan(DEFAULT_HELPER_THRESHOLD_TOKENS);
+      expect(status?.compact).toBe(true);
       const server = createMcpServer({ runtime: big });
       const [a, b] = InMemoryTransport.createLinkedPair();
       await server.connect(a);
@@ -335,6 +344,9 @@ describe('discovery helpers', () => {
       expect(compact).toContain('- tools["get-user"] — The get-user tool.');
       const found = await client.callTool({ name: 'search_tools', arguments: { query: 'read' } });
       expect(found.structuredContent).toEqual({
+        query: 'read',
+        total: 2,
+        matched: 1,
         tools: [
           {
             name: 'fs.read-file',
@@ -355,7 +367,7 @@ describe('discovery helpers', () => {
   });
 
   it('never: no helpers however large the description', async () => {
-    const client = await connect({ helpers: 'never', helperThresholdChars: 10 });
+    const client = await connect({ helpers: 'never', helperThresholdTokens: 10 });
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['run_code']);
     await client.close();
   });

@@ -31,6 +31,19 @@ async function asyncConfigError(p: Promise<unknown>): Promise<string> {
 }
 
 describe('parseConfig', () => {
+  it('reads inferOutputs (true: a directory under the config) and discovery', () => {
+    const c = parseConfig(
+      { inferOutputs: true, discovery: { mode: 'always', thresholdTokens: 100 } },
+      base,
+    );
+    expect(c.inferOutputs).toEqual({ dir: join(base, '.isocode/inferred') });
+    expect(c.discovery).toEqual({ mode: 'always', thresholdTokens: 100 });
+    expect(parseConfig({ inferOutputs: { dir: 'x' } }, base).inferOutputs).toEqual({
+      dir: join(base, 'x'),
+    });
+    expect(() => parseConfig({ discovery: { mode: 'sometimes' } }, base)).toThrow();
+  });
+
   it('fills defaults for an empty config: the demo source and a code-mode default scope', () => {
     const c = parseConfig({}, base);
     expect(c).toEqual({
@@ -48,6 +61,8 @@ describe('parseConfig', () => {
         },
       },
       limits: {},
+      inferOutputs: false,
+      discovery: {},
       typecheck: 'error',
       sandbox: 'process',
       workers: {},
