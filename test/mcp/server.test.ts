@@ -23,6 +23,7 @@ import {
   type McpServerOptions,
 } from '../../src/mcp/index.js';
 import { builtinDemoTools } from '../../src/sources/index.js';
+import { countTokens } from '../../src/tokens.js';
 import { ROOT } from '../cli/helpers.js';
 
 let runtime: Runtime;
@@ -269,7 +270,7 @@ describe('discovery helpers', () => {
     await client.close();
   });
 
-  it('auto at the default threshold: 189 real upstream tools switch to the helpers and a compact index', async () => {
+  it('auto at the default threshold: 243 real upstream tools switch to the helpers and a compact index', async () => {
     const catalog = [
       ...(JSON.parse(
         readFileSync(join(ROOT, 'test/fixtures/catalogs/filesystem.json'), 'utf8'),
@@ -279,7 +280,7 @@ describe('discovery helpers', () => {
       ) as ToolSchema[]),
     ];
     const big = await createRuntime({
-      tools: [1, 2, 3, 4, 5, 6, 7].flatMap((i) =>
+      tools: [1, 2, 3, 4, 5, 6, 7, 8, 9].flatMap((i) =>
         catalog.map((t) => ({
           name: `server${i}.${t.name}`,
           description: t.description,
@@ -303,8 +304,10 @@ describe('discovery helpers', () => {
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name)).toEqual(['run_code', 'search_tools', 'describe_tool']);
       const compact = tools[0]?.description ?? '';
-      expect(compact.length).toBeLessThan(full.length / 3);
-      expect(compact).toContain('- tools.server7.read_text_file — ');
+      // One line per tool instead of its whole binding: well under half the full SDK.
+      expect(compact.length).toBeLessThan(full.length / 2);
+      expect(countTokens(compact)).toBeLessThan(DEFAULT_HELPER_THRESHOLD_TOKENS);
+      expect(compact).toContain('- tools.server9.read_text_file — ');
       await client.close();
     } finally {
       await big.close();
