@@ -15,6 +15,7 @@ import { createBridge, type Bridge } from './bridge.js';
 import { createConsole } from './console.js';
 import { ToolCallError } from './errors.js';
 import { createSend, createWire, type HostRef, type Send, type Wire } from './host-ref.js';
+import { callTrace, durable, installClock, startTape } from './durable.js';
 import { lockdown } from './lockdown.js';
 import { OUTCOME, OUTCOME_SEPARATOR, PROGRAM_HOOK, type RunLimits } from './protocol.js';
 import { JSONParse, ObjectCreate, ObjectDefineProperty } from './primordials.js';
@@ -33,6 +34,7 @@ let prepared = false;
 export function prepare(): typeof entry {
   if (prepared) throw new Error('prepare: already called in this context');
   prepared = true;
+  installClock();
   // Guest code scheduled by the collector (FinalizationRegistry callbacks) never runs once the
   // program has settled: the isolate may serve the next run by then.
   lockdown(() => wire !== undefined && wire.closed);
@@ -98,7 +100,7 @@ function install(port: HostRef, treeJson: unknown): void {
     limits.maxResultBytes = 1;
     const runWire = createWire();
     wire = runWire;
-    bridge = createBridge(send, limits, runWire);
+    bridge = createBridge(send, limits, runWire, durable, callTrace);
     const tools = buildTools(tree, bridge.callTool);
     const global = globalThis as unknown as Record<string, unknown>;
     ObjectDefineProperty(global, 'tools', {
@@ -126,6 +128,7 @@ function install(port: HostRef, treeJson: unknown): void {
       maxArgBytes: unknown,
       maxLogBytes: unknown,
       maxResultBytes: unknown,
+      recorded: unknown,
       thunk: unknown,
     ): void => {
       delete global[PROGRAM_HOOK];
@@ -136,6 +139,10 @@ function install(port: HostRef, treeJson: unknown): void {
         !isPositiveInteger(maxResultBytes)
       ) {
         setupFailed(send, 'start: invalid limits');
+        return;
+      }
+      if (!startTape(recorded)) {
+        setupFailed(send, 'start: invalid recorded values');
         return;
       }
       limits.maxCalls = maxCalls;

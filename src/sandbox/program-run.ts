@@ -15,6 +15,7 @@ import {
   programPrefix,
 } from '../../sdk-templates/isolate/protocol.js';
 import type { PreparedBindings } from './bindings.js';
+import { readCallTrace } from './call-trace.js';
 import { HostBridge } from './host-bridge.js';
 import { LogSink } from './log-sink.js';
 import { Arrivals } from './arrivals.js';
@@ -140,7 +141,8 @@ export class ProgramRun {
     // calls are answered through the context's `entry` as `(id, reply)`, one-way too. Replies stop
     // once the outcome is in or the run is killed: a late reply is dropped here and never enters
     // the isolate.
-    port.attach((kind, a, b, c) => {
+    const durable = request.durable !== undefined;
+    port.attach((kind, a, b, c, d, e) => {
       if (kind === MESSAGE.outcome) {
         if (this.outcomeText === undefined && typeof a === 'string') {
           this.outcomeText = a;
@@ -154,7 +156,9 @@ export class ProgramRun {
         return;
       }
       if (kind !== MESSAGE.call || typeof a !== 'number' || !Number.isSafeInteger(a)) return;
-      void bridge.handle(b, c).then((reply) => {
+      // A durable run's call carries its trace; a malformed one (null) is refused by the bridge.
+      const trace = durable ? (readCallTrace(d, e, request.mapPosition) ?? null) : undefined;
+      void bridge.handle(b, c, trace).then((reply) => {
         if (this.outcomeText !== undefined || this.killReason !== undefined || this.finished)
           return;
         try {
@@ -196,7 +200,9 @@ export class ProgramRun {
       // The program's script hands the run's limits and its function to the hook the scope's
       // installation defined (see PROGRAM_HOOK); the line offset keeps the program's line
       // numbers. Compiling only parses (no guest code runs), so small programs skip the thread hop.
-      const source = programPrefix(limits) + request.js + PROGRAM_SUFFIX;
+      const tape = request.durable;
+      const recorded = tape === undefined ? undefined : JSON.stringify([tape.clock, tape.random]);
+      const source = programPrefix(limits, recorded) + request.js + PROGRAM_SUFFIX;
       const origin = { filename: PROGRAM_FILENAME, lineOffset: -1 };
       const script =
         source.length <= SYNC_COMPILE_MAX

@@ -129,9 +129,10 @@ async function run(message: HostMessage & { t: 'run' }): Promise<void> {
       bindings,
       limits: message.limits,
       partition: message.partition,
+      durable: message.durable,
       signal: controller.signal,
       onLog: (entry) => send({ t: 'log', id, entry }),
-      dispatch: (tool, args, signal) =>
+      dispatch: (tool, args, signal, trace) =>
         new Promise<DispatchResult>((resolve) => {
           const call = ++nextCall;
           const onAbort = (): void => {
@@ -144,7 +145,11 @@ async function run(message: HostMessage & { t: 'run' }): Promise<void> {
             resolve(result);
           });
           signal.addEventListener('abort', onAbort, { once: true });
-          send({ t: 'call', id, call, tool, args });
+          send(
+            trace === undefined
+              ? { t: 'call', id, call, tool, args }
+              : { t: 'call', id, call, tool, args, trace },
+          );
         }),
     });
     // Logs were streamed as they came: the outcome does not carry them twice.
