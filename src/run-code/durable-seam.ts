@@ -13,16 +13,21 @@ export interface DurableSeam {
   /** The clock and dice values the run's earlier lives recorded (empty on a first run). */
   readonly tape: DurableTape;
   /**
-   * One nested call: answered from the journal, or run through `run` and recorded. Synchronously,
-   * before it returns, it takes the call's place in the run's order (keys and values are assigned
-   * in arrival order). Never rejects.
+   * One nested call: answered from the journal, or run through `run` (with the executor call id
+   * it chooses) and recorded. Synchronously, before it returns, it takes the call's place in the
+   * run's order (keys and values are assigned in arrival order). Never rejects.
    */
   call(
     name: string,
     args: unknown,
     trace: CallTrace,
-    run: () => Promise<ToolResult>,
+    run: (callId: string) => Promise<ToolResult>,
   ): Promise<ToolResult>;
+  /**
+   * Called (by the durable execute middleware) just before the body of the run's nested call
+   * `callId` runs; the body waits for it. A rejection keeps the body from running.
+   */
+  bodyStarts?(callId: string): Promise<void>;
 }
 
 const seams = new Map<string, DurableSeam>();

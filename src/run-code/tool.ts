@@ -50,9 +50,14 @@ export function createRunCodeTool(options: RunCodeToolOptions): ResolvedTool<Tra
     execute: (args: z.infer<typeof input>, ctx: TransportContext): Promise<RunCodeValue> => {
       const { parentToken, scope, callId, signal } = ctx;
       const seam = durableSeamOf(callId);
-      const execute = (name: string, callArgs: unknown, callSignal?: AbortSignal) =>
+      const execute = (
+        name: string,
+        callArgs: unknown,
+        callSignal: AbortSignal | undefined,
+        id?: string,
+      ) =>
         options.executor.execute(
-          { name, args: callArgs },
+          { name, args: callArgs, id },
           { scope, parent: parentToken, signal: callSignal },
         );
       return options.runner.run(args, {
@@ -64,7 +69,7 @@ export function createRunCodeTool(options: RunCodeToolOptions): ResolvedTool<Tra
         dispatch: (name, callArgs, callSignal, trace) =>
           seam === undefined || trace === undefined
             ? execute(name, callArgs, callSignal)
-            : seam.call(name, callArgs, trace, () => execute(name, callArgs, callSignal)),
+            : seam.call(name, callArgs, trace, (id) => execute(name, callArgs, callSignal, id)),
         emit: (event) => options.onProgress?.(callId, event),
         sdk: () => options.sdkFor(scope),
       });

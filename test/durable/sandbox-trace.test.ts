@@ -33,7 +33,7 @@ async function durableRun(
     tape,
     call: (name, args, trace, run) => {
       traces.push({ name, args, trace });
-      return run();
+      return run(`${id}/${traces.length}`);
     },
   };
   const id = `durable-test-${++n}`;
