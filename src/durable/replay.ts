@@ -44,23 +44,27 @@ export interface JournalCall {
   finishSeq?: number | undefined;
 }
 
-/** What the journal needs of the run store (a slice of `RunStore`). */
+/** A call as the journal writes it. */
+export interface JournalEntry {
+  key: string;
+  name: string;
+  args: JsonValue;
+  idempotent: boolean;
+}
+
+/** What the journal needs of the run store (see {@link journalStoreOf} for a `RunStore`). */
 export interface JournalStore {
-  startCall(call: {
-    runId: string;
-    key: string;
-    name: string;
-    args: JsonValue;
-    idempotent?: boolean | undefined;
-    status?: 'pending' | 'started' | undefined;
-  }): Promise<unknown>;
-  markCallStarted(runId: string, key: string): Promise<boolean>;
-  finishCall(
+  /** The call arrived (its body has not run: it may wait for an approval). */
+  callArrived(runId: string, call: JournalEntry): Promise<unknown>;
+  /** The call's body starts (awaited before it runs). */
+  callStarted(runId: string, call: JournalEntry): Promise<unknown>;
+  /** The call settled with `result` (a ToolResult). */
+  callFinished(
     runId: string,
     key: string,
     status: 'ok' | 'error',
     result: JsonValue,
-  ): Promise<boolean>;
+  ): Promise<unknown>;
   listCalls(runId: string): Promise<JournalCall[]>;
   recordValue(runId: string, kind: 'date' | 'random', value: number): Promise<number>;
   listValues(runId: string): Promise<{ kind: 'date' | 'random'; value: number }[]>;
@@ -139,8 +143,8 @@ export class RunJournal implements DurableSeam {
   readonly #keys = new CallKeys();
   readonly #entries = new Map<string, Entry>();
   readonly #abort = new AbortController();
-  /** Keys of calls running live in this life (their body start is journaled). */
-  readonly #live = new Set<string>();
+  /** Calls running live in this life, by key (their body start is journaled). */
+  readonly #live = new Map<string, JournalEntry>();
   /** Recorded answers by turn, and the next turn to hand back. */
   readonly #waiting = new Map<number, () => void>();
   #turn = 0;
@@ -209,17 +213,9 @@ export class RunJournal implements DurableSeam {
         });
         return Promise.resolve(this.#refusal(name, key));
       }
-      this.#queue(() =>
-        this.#store.startCall({
-          runId: this.#runId,
-          key,
-          name,
-          args: args as JsonValue,
-          idempotent: this.#idempotent(name),
-          status: 'pending',
-        }),
-      );
-      return this.#runLive(name, key, run);
+      const fresh = { key, name, args: args as JsonValue, idempotent: this.#idempotent(name) };
+      this.#queue(() => this.#store.callArrived(this.#runId, fresh));
+      return this.#runLive(fresh, run);
     }
     entry.consumed = true;
     this.#unconsumed--;
@@ -229,9 +225,9 @@ export class RunJournal implements DurableSeam {
       case 'error':
         return this.#answer(entry);
       case 'pending':
-        return this.#runLive(name, key, run);
+        return this.#runLive(record, run);
       case 'started':
-        if (record.idempotent || this.#idempotent(name)) return this.#runLive(name, key, run);
+        if (record.idempotent || this.#idempotent(name)) return this.#runLive(record, run);
         this.#halt({ kind: 'interrupted', call: { key, name, args: record.args } });
         return Promise.resolve(this.#refusal(name, key));
     }
@@ -239,10 +235,10 @@ export class RunJournal implements DurableSeam {
 
   /** Journals that the body of call `callId` starts (awaited before it runs). */
   async bodyStarts(callId: string): Promise<void> {
-    const key = callId.slice(callId.indexOf('/') + 1);
-    if (!this.#live.has(key)) return;
+    const entry = this.#live.get(callId.slice(callId.indexOf('/') + 1));
+    if (entry === undefined) return;
     if (this.#stop !== undefined) throw new Error('the durable run has stopped');
-    await this.#write(() => this.#store.markCallStarted(this.#runId, key));
+    await this.#write(() => this.#store.callStarted(this.#runId, entry));
   }
 
   /** Waits for every journal write; then {@link verdict} is final. */
@@ -274,12 +270,12 @@ export class RunJournal implements DurableSeam {
         error: { code: 'INTERNAL_ERROR', message: `the run store failed: ${stop.message}` },
         result,
       };
-    if (this.#unconsumed > 0 && result.ok)
+    if (this.#unconsumed > 0)
       return {
         status: 'failed',
         error: {
           code: 'REPLAY_DIVERGED',
-          message: `the program took another path on replay: it finished without making ${this.#unconsumed} call(s) the run made before`,
+          message: `the program took another path on replay: it ${result.ok ? 'finished' : `failed (${result.error.code})`} without making ${this.#unconsumed} call(s) the run made before`,
         },
         result,
       };
@@ -305,17 +301,17 @@ export class RunJournal implements DurableSeam {
   }
 
   async #runLive(
-    name: string,
-    key: string,
+    entry: JournalEntry,
     run: (callId: string) => Promise<ToolResult>,
   ): Promise<ToolResult> {
-    this.#live.add(key);
+    const { key, name } = entry;
+    this.#live.set(key, entry);
     const result = await run(`${this.#runId}/${key}`);
     this.#live.delete(key);
     if (this.#stop?.kind === 'store') return this.#refusal(name, key);
     try {
       await this.#write(() =>
-        this.#store.finishCall(
+        this.#store.callFinished(
           this.#runId,
           key,
           result.ok ? 'ok' : 'error',

@@ -1,6 +1,6 @@
 /** An in-memory {@link JournalStore} for replay tests; `freeze()` drops every later write, as a dead replica would. */
 import type { JsonValue } from '../../src/json.js';
-import type { JournalCall, JournalStore } from '../../src/durable/replay.js';
+import type { JournalCall, JournalEntry, JournalStore } from '../../src/durable/replay.js';
 
 export class MemoryJournal implements JournalStore {
   readonly calls = new Map<string, JournalCall[]>();
@@ -22,45 +22,40 @@ export class MemoryJournal implements JournalStore {
     return list;
   }
 
-  startCall(call: {
-    runId: string;
-    key: string;
-    name: string;
-    args: JsonValue;
-    idempotent?: boolean | undefined;
-    status?: 'pending' | 'started' | undefined;
-  }): Promise<unknown> {
+  startCall(call: { runId: string; status: 'pending' | 'started' } & JournalEntry): Promise<void> {
     if (this.#frozen) return Promise.resolve();
     const list = this.#list(call.runId);
-    if (!list.some((c) => c.key === call.key))
+    const found = list.find((c) => c.key === call.key);
+    if (found === undefined)
       list.push({
         key: call.key,
         name: call.name,
         args: structuredClone(call.args),
-        status: call.status ?? 'started',
+        status: call.status,
         result: undefined,
-        idempotent: call.idempotent === true,
+        idempotent: call.idempotent,
       });
+    else if (found.status === 'pending' && call.status === 'started') found.status = 'started';
     return Promise.resolve();
   }
-  markCallStarted(runId: string, key: string): Promise<boolean> {
-    const c = this.#list(runId).find((x) => x.key === key);
-    if (this.#frozen || c === undefined || c.status !== 'pending') return Promise.resolve(false);
-    c.status = 'started';
-    return Promise.resolve(true);
+  callArrived(runId: string, call: JournalEntry): Promise<void> {
+    return this.startCall({ runId, status: 'pending', ...call });
   }
-  finishCall(
+  callStarted(runId: string, call: JournalEntry): Promise<void> {
+    return this.startCall({ runId, status: 'started', ...call });
+  }
+  callFinished(
     runId: string,
     key: string,
     status: 'ok' | 'error',
     result: JsonValue,
-  ): Promise<boolean> {
+  ): Promise<void> {
     const c = this.#list(runId).find((x) => x.key === key);
-    if (this.#frozen || c === undefined) return Promise.resolve(false);
+    if (this.#frozen || c === undefined) return Promise.resolve();
     const seq = (this.#finishSeq.get(runId) ?? 0) + 1;
     this.#finishSeq.set(runId, seq);
     Object.assign(c, { status, result: structuredClone(result), finishSeq: seq });
-    return Promise.resolve(true);
+    return Promise.resolve();
   }
   listCalls(runId: string): Promise<JournalCall[]> {
     return Promise.resolve(structuredClone(this.#list(runId)));

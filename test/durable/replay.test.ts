@@ -156,18 +156,18 @@ describe('replay', () => {
   tools.append({ v: "c" }).then(() => tools.append({ v: "d" })),
 ]);
 return [g, d];`;
-    const original = store.startCall.bind(store);
+    const original = store.callArrived.bind(store);
     const died = new Promise<void>((resolve) => {
-      store.startCall = (call) => {
+      store.callArrived = (runId, call) => {
         if (call.name === 'gate') {
           store.freeze();
           resolve();
         }
-        return original(call);
+        return original(runId, call);
       };
     });
     await crashedLife(program, died);
-    store.startCall = original;
+    store.callArrived = original;
     expect((await store.listCalls(runId)).map((c) => c.name).sort()).toEqual([
       'append',
       'append',
