@@ -5,7 +5,6 @@
  * as a new call. Completion order is the store's `finishSeq` when it has one, else the order of
  * `finishedAt` (ties: start order).
  */
-import type { JsonValue } from '../json.js';
 import type { JournalCall, JournalStore } from './replay.js';
 import type { CallRecord, NewCall, RunStore } from './store.js';
 
