@@ -81,7 +81,11 @@ function parseSse(text: string): { id: number; event: string; data: unknown }[] 
           .find((l) => l.startsWith(`${name}:`))
           ?.slice(name.length + 1)
           .trim() ?? '';
-      return { id: Number(field('id')), event: field('event'), data: JSON.parse(field('data')) };
+      return {
+        id: Number(field('id')),
+        event: field('event'),
+        data: JSON.parse(field('data')) as unknown,
+      };
     });
 }
 
