@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ParentToken } from '../tools/types.js';
+import type { PauseClock } from '../sandbox/pause-clock.js';
 import type { NestedScheduler } from './scheduler.js';
 
 /** What a live token stands for. */
@@ -15,6 +16,8 @@ export interface ParentEntry {
   readonly scheduler: NestedScheduler;
   /** Nested calls still running; the parent does not settle before they do. */
   readonly inFlight: Set<Promise<unknown>>;
+  /** The execution's wall clock, paused while a nested call waits on a human. */
+  readonly clock: PauseClock;
 }
 
 /** The live tokens of one executor. */

@@ -191,6 +191,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
         limits,
         signal: ctx.signal,
         durable: ctx.durable,
+        clock: ctx.clock,
         dispatch: async (tool, args, signal, trace) => {
           const r = await dispatch(tool, args, signal, trace);
           return r.ok

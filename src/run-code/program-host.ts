@@ -90,6 +90,7 @@ export function workerHost(options: WorkerPoolOptions, limits: SandboxLimits): P
             signal: request.signal,
             onLog: request.onLog,
             durable: request.durable,
+            clock: request.clock,
           });
           lastOutcome = outcome;
           return outcome;

@@ -72,6 +72,7 @@ export function createRunCodeTool(options: RunCodeToolOptions): ResolvedTool<Tra
             : seam.call(name, callArgs, trace, (id) => execute(name, callArgs, callSignal, id)),
         emit: (event) => options.onProgress?.(callId, event),
         sdk: () => options.sdkFor(scope),
+        clock: options.executor.clockOf(parentToken),
       });
     },
     render: (value: RunCodeValue) => renderRunValue(value),
