@@ -45,15 +45,31 @@ export function createParkedApprover(options: ParkedApproverOptions): Approver {
       return options.fallback ? options.fallback(request, signal) : 'unavailable';
     let parked: ApprovalRecord;
     try {
-      parked = await store.createApproval({
-        id: `apr_${randomUUID()}`,
-        runId,
-        callKey: request.callId,
-        tool: request.name,
-        args: request.args,
-        scope: request.scope,
-        reason: request.messages.filter((m) => m.length > 0).join('\n'),
-      });
+      // A replayed run asks again with the same call id (run id / call key): it re-parks on the
+      // approval its earlier life made, or takes the decision a human already gave (one isocode
+      // settled when that life ended does not count: the call asks anew).
+      const earlier = (await store.listApprovals({ runId, limit: 1000 }))
+        .filter((a) => a.callKey === request.callId)
+        .pop();
+      if (
+        earlier !== undefined &&
+        earlier.status !== 'pending' &&
+        earlier.decidedBy !== 'isocode'
+      ) {
+        link.settled(earlier);
+        return TO_OUTCOME[earlier.status] ?? 'unavailable';
+      }
+      parked =
+        (earlier?.status === 'pending' ? earlier : undefined) ??
+        (await store.createApproval({
+          id: `apr_${randomUUID()}`,
+          runId,
+          callKey: request.callId,
+          tool: request.name,
+          args: request.args,
+          scope: request.scope,
+          reason: request.messages.filter((m) => m.length > 0).join('\n'),
+        }));
     } catch {
       return 'unavailable';
     }

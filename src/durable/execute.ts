@@ -32,6 +32,8 @@ export interface DurableRunSpec {
 export interface ExecuteDurablyOptions extends JournalOptions {
   /** Stops the run (cancel, shutdown). */
   signal?: AbortSignal | undefined;
+  /** The run_code call id the run executes as. @default {@link runCallId}(run.id) */
+  callId?: string | undefined;
 }
 
 /** The run_code call id a durable run executes as. */
@@ -65,7 +67,7 @@ export async function executeDurably(
       runtime.schemas(run.scope).find((s) => s.name === tool)?.annotations?.idempotentHint ===
       true);
   const journal = await openJournal(store, run.id, { ...options, idempotent });
-  const callId = runCallId(run.id);
+  const callId = options.callId ?? runCallId(run.id);
   const detach = attachDurableSeam(callId, journal);
   try {
     const signal =

@@ -6,6 +6,7 @@
 import { createRuntime, type Runtime, type RuntimeOptions } from '../runtime.js';
 import { createParkedApprover, type ParkedRunLink } from './approvals.js';
 import { openRunStore, type StoreOptions } from './open-store.js';
+import { Replica, type ReplicaOptions } from './recovery.js';
 import { createRunManager, type RunHandle, type RunManager, type StartRun } from './runs.js';
 import type { RunStore } from './store.js';
 
@@ -15,6 +16,8 @@ export type { StoreOptions } from './open-store.js';
 export { openRunStore } from './open-store.js';
 export { createRunManager } from './runs.js';
 export { createParkedApprover } from './approvals.js';
+export { Replica, type Lease, type ReplicaOptions } from './recovery.js';
+export { instrument, type TracingOptions } from './tracing.js';
 
 /** Options of {@link createDurableRuntime}. */
 export interface DurableRuntimeOptions extends RuntimeOptions {
@@ -27,6 +30,12 @@ export interface DurableRuntimeOptions extends RuntimeOptions {
    * The wait is not counted against the run's wall or CPU limits. @default 86400000 (24 h)
    */
   humanApprovalTimeoutMs?: number | undefined;
+  /**
+   * Leases and the pick-up of runs whose replica died (see `Replica`): lease length and scan
+   * period; `false` turns recovery off (runs of a dead replica then stay as they were).
+   * @default { leaseMs: 15000 }
+   */
+  recovery?: Pick<ReplicaOptions, 'leaseMs' | 'heartbeatMs' | 'scanMs'> | false | undefined;
 }
 
 /** A runtime with durable runs. `close()` also closes the runs and the store. */
@@ -44,7 +53,13 @@ const isStore = (s: StoreOptions | RunStore | undefined): s is RunStore =>
 export async function createDurableRuntime(
   options: DurableRuntimeOptions = {},
 ): Promise<DurableRuntime> {
-  const { store: storeOption, replicaId, humanApprovalTimeoutMs, ...runtimeOptions } = options;
+  const {
+    store: storeOption,
+    replicaId,
+    humanApprovalTimeoutMs,
+    recovery,
+    ...runtimeOptions
+  } = options;
   const store = isStore(storeOption) ? storeOption : await openRunStore(storeOption);
   // The approver needs the manager, the manager the runtime, the runtime the approver: a late link.
   const late: { link?: ParkedRunLink } = {};
@@ -67,8 +82,22 @@ export async function createDurableRuntime(
     await store.close();
     throw error;
   });
-  const runs = createRunManager({ runtime, store, replicaId });
+  const replica: { current?: Replica } = {};
+  const runs = createRunManager({
+    runtime,
+    store,
+    replicaId,
+    hold: (runId) => replica.current?.hold(runId) ?? Promise.resolve(undefined),
+  });
   late.link = runs.link;
+  if (recovery !== false) {
+    replica.current = new Replica(store, {
+      ...recovery,
+      id: runs.replicaId,
+      resume: (run, lease) => runs.resume(run, lease),
+    });
+    replica.current.start();
+  }
   let closed: Promise<void> | undefined;
   return Object.assign({}, runtime, {
     start: (input: StartRun) => runs.start(input),
@@ -76,6 +105,7 @@ export async function createDurableRuntime(
     store,
     close: () =>
       (closed ??= (async () => {
+        await replica.current?.stop();
         await runs.close();
         await runtime.close();
         await store.close();

@@ -8,8 +8,10 @@ import { randomUUID } from 'node:crypto';
 import { IsocodeError } from '../errors.js';
 import type { JsonValue } from '../json.js';
 import type { Runtime } from '../runtime.js';
-import type { ToolResult } from '../executor/types.js';
-import { RUN_CODE } from '../tools/names.js';
+import { executeDurably, installDurableCalls } from './execute.js';
+import { journalStoreOf } from './journal-store.js';
+import type { Lease } from './recovery.js';
+import type { ReplayVerdict } from './replay.js';
 import { DEFAULT_SCOPE } from '../tools/scopes.js';
 import { Emitter } from '../events/emitter.js';
 import type { ParkedRunLink } from './approvals.js';
@@ -66,6 +68,8 @@ export interface RunManagerOptions {
   store: RunStore;
   /** This replica's id (the owner of the runs it starts). @default a random id */
   replicaId?: string | undefined;
+  /** Takes and keeps the lease of a run this replica starts (see `Replica.hold`). @default none */
+  hold?: ((runId: string) => Promise<Lease | undefined>) | undefined;
 }
 
 /** Starts, reads and cancels durable runs; also the link the parked approver reports to. */
@@ -78,6 +82,11 @@ export interface RunManager {
   get(id: string, scope?: string): Promise<RunView | undefined>;
   /** Cancels a run that is not settled. @returns the view, or undefined when unknown or of another scope. */
   cancel(id: string, scope?: string): Promise<RunView | undefined>;
+  /**
+   * Runs the next life of a run this replica has just claimed (its earlier replica died): a replay
+   * from the run's journal (see replay.ts). Resolves once the run has settled here.
+   */
+  resume(record: RunRecord, lease: Lease): Promise<void>;
   /** Subscribes to events this replica appends; returns the unsubscribe function. */
   onEvent(listener: (event: RunEvent) => void): () => void;
   /** Aborts the local runs (they stay `running` in the store for another replica) and stops. */
@@ -105,6 +114,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
   const byCall = new Map<string, LocalRun>(); // by run_code call id
   const events = new Emitter<[RunEvent]>();
   let closing = false;
+  installDurableCalls(runtime);
 
   const append = (run: LocalRun, type: string, data: JsonValue): Promise<unknown> =>
     (run.chain = run.chain
@@ -174,26 +184,76 @@ export function createRunManager(options: RunManagerOptions): RunManager {
     };
   }
 
-  async function settle(run: LocalRun, result: ToolResult): Promise<void> {
+  async function settle(run: LocalRun, verdict: ReplayVerdict): Promise<void> {
     await run.chain;
     if (closing) return; // the run stays in the store as it was, for a replica to pick up
     const cancelled = run.controller.signal.aborted;
-    const status: RunStatus = result.ok ? 'succeeded' : cancelled ? 'cancelled' : 'failed';
-    const json = JSON.parse(JSON.stringify(result)) as JsonValue;
+    const status: RunStatus =
+      verdict.status === 'succeeded' || !cancelled ? verdict.status : 'cancelled';
+    const result = verdict.status === 'interrupted' ? undefined : verdict.result;
+    const json =
+      result === undefined ? undefined : (JSON.parse(JSON.stringify(result)) as JsonValue);
     const done = await store
       .updateRun(
         run.id,
         {
           status,
-          result: json,
-          ...(result.ok ? {} : { error: result.error as unknown as JsonValue }),
+          ...(json === undefined ? {} : { result: json }),
+          ...(verdict.status === 'succeeded'
+            ? {}
+            : { error: JSON.parse(JSON.stringify(verdict.error)) as JsonValue }),
           finishedAt: Date.now(),
           owner: null,
+          leaseExpiresAt: null,
         },
         { status: ['queued', 'running', 'waiting-approval', 'cancelled'], owner: replicaId },
       )
       .catch(() => undefined);
-    if (done) await append(run, 'result', { status: done.status, result: json });
+    if (done)
+      await append(run, 'result', {
+        status: done.status,
+        result: json ?? null,
+        ...(verdict.status === 'succeeded'
+          ? {}
+          : { error: JSON.parse(JSON.stringify(verdict.error)) as JsonValue }),
+      });
+  }
+
+  /** Runs one life of `record` here (a first run or a replay) and settles it. */
+  function launch(
+    record: RunRecord,
+    lease: Lease | undefined,
+    initial: RunEvent | undefined,
+  ): LocalRun {
+    const { id, scope } = record;
+    const controller = new AbortController();
+    const run: LocalRun = {
+      id,
+      scope,
+      controller,
+      pending: new Set(),
+      chain: Promise.resolve(initial).then((e) => e && events.emit(e)),
+      settled: Promise.resolve(),
+    };
+    const callId = `${RUN_CALL_PREFIX}${id}`;
+    local.set(id, run);
+    byCall.set(callId, run);
+    const signal =
+      lease === undefined ? controller.signal : AbortSignal.any([controller.signal, lease.signal]);
+    run.settled = executeDurably(
+      runtime,
+      journalStoreOf(store),
+      { id, scope, program: record.program, description: record.description },
+      { signal, callId },
+    )
+      .then((verdict) => (lease?.signal.aborted === true ? undefined : settle(run, verdict)))
+      .catch(() => undefined)
+      .finally(() => {
+        lease?.release();
+        local.delete(id);
+        byCall.delete(callId);
+      });
+    return run;
   }
 
   const manager: RunManager = {
@@ -218,31 +278,12 @@ export function createRunManager(options: RunManagerOptions): RunManager {
         owner: replicaId,
       });
       await store.updateRun(id, { startedAt: record.createdAt });
-      const controller = new AbortController();
-      const run: LocalRun = {
-        id,
-        scope,
-        controller,
-        pending: new Set(),
-        chain: store
-          .appendEvent(id, 'status', { status: 'running' })
-          .then((e) => e && events.emit(e)),
-        settled: Promise.resolve(),
-      };
-      const callId = `${RUN_CALL_PREFIX}${id}`;
-      local.set(id, run);
-      byCall.set(callId, run);
-      run.settled = runtime
-        .execute(
-          { name: RUN_CODE, args: { code: input.code, description }, id: callId },
-          { scope, signal: controller.signal },
-        )
-        .then((result) => settle(run, result))
-        .catch(() => undefined)
-        .finally(() => {
-          local.delete(id);
-          byCall.delete(callId);
-        });
+      const lease = await options.hold?.(id);
+      const initial = await store.appendEvent(id, 'status', {
+        status: 'running',
+        replica: replicaId,
+      });
+      const run = launch(record, lease, initial);
       const handle: RunHandle = {
         id,
         scope,
@@ -278,6 +319,20 @@ export function createRunManager(options: RunManagerOptions): RunManager {
         if (e) events.emit(e);
       }
       return manager.get(id);
+    },
+    async resume(record, lease) {
+      const running = await store.updateRun(
+        record.id,
+        { status: 'running' },
+        { owner: replicaId, status: ['queued', 'running', 'waiting-approval'] },
+      );
+      if (running === undefined) return lease.release();
+      const initial = await store.appendEvent(record.id, 'status', {
+        status: 'running',
+        replica: replicaId,
+        replay: true,
+      });
+      await launch(running, lease, initial).settled;
     },
     onEvent: (listener) => events.on(listener),
     async close() {
