@@ -60,7 +60,7 @@ async function replicaA(program: string): Promise<{ child: ChildProcess; runId: 
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const runId = await new Promise<string>((resolve) =>
-    child.once('message', (m) => resolve(String(m))),
+    child.once('message', (m) => resolve(typeof m === 'string' ? m : JSON.stringify(m))),
   );
   return { child, runId };
 }
