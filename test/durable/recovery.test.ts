@@ -157,7 +157,7 @@ describe.skipIf(PG_URL === undefined)('recovery across replicas (PostgreSQL)', (
       ['gate', 'ok'],
       ['append', 'ok'],
     ]);
-  });
+  }, 120_000);
 
   it('fails a run that diverges on replay (the replicas run different tool catalogs) with REPLAY_DIVERGED and runs nothing new', async () => {
     effects = join(dir, 'effects-2');
@@ -179,5 +179,5 @@ describe.skipIf(PG_URL === undefined)('recovery across replicas (PostgreSQL)', (
     expect(error.code).toBe('REPLAY_DIVERGED');
     expect(error.message).toMatch(/append\(\{"v":"x"\}\)/);
     expect(lines()).toEqual(['audit:x', 'gate']);
-  });
+  }, 120_000);
 });

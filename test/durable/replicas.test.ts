@@ -121,5 +121,5 @@ describe.skipIf(PG_URL === undefined)('two durable replicas on one PostgreSQL', 
       .map((e) => e.data);
     expect(statuses).toContainEqual({ status: 'running', replica: 'replica-a' });
     expect(statuses).toContainEqual({ status: 'running', replica: 'replica-b', replay: true });
-  });
+  }, 120_000);
 });
