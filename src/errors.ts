@@ -19,6 +19,8 @@ export const ERROR_CODES = [
   'INTERNAL_ERROR',
   // run_code
   'CODE_RUN_FAILED',
+  // durable runs: a replayed program took another path than the run it replays
+  'REPLAY_DIVERGED',
   // registration and configuration
   'INVALID_TOOL_DEFINITION',
   'INVALID_SCOPE',

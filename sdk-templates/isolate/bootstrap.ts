@@ -16,6 +16,7 @@ import { createConsole } from './console.js';
 import { ToolCallError } from './errors.js';
 import { installWebGlobals } from './globals.js';
 import { createSend, createWire, type HostRef, type Send, type Wire } from './host-ref.js';
+import { callTrace, durable, installClock, startTape } from './durable.js';
 import { lockdown } from './lockdown.js';
 import { OUTCOME, OUTCOME_SEPARATOR, PROGRAM_HOOK, type RunLimits } from './protocol.js';
 import { JSONParse, ObjectCreate, ObjectDefineProperty } from './primordials.js';
@@ -35,6 +36,7 @@ export function prepare(): typeof entry {
   if (prepared) throw new Error('prepare: already called in this context');
   prepared = true;
   installWebGlobals();
+  installClock();
   // Guest code scheduled by the collector (FinalizationRegistry callbacks) never runs once the
   // program has settled: the isolate may serve the next run by then.
   lockdown(() => wire !== undefined && wire.closed);
@@ -100,7 +102,7 @@ function install(port: HostRef, treeJson: unknown): void {
     limits.maxResultBytes = 1;
     const runWire = createWire();
     wire = runWire;
-    bridge = createBridge(send, limits, runWire);
+    bridge = createBridge(send, limits, runWire, durable, callTrace);
     const tools = buildTools(tree, bridge.callTool);
     const global = globalThis as unknown as Record<string, unknown>;
     ObjectDefineProperty(global, 'tools', {
@@ -128,6 +130,7 @@ function install(port: HostRef, treeJson: unknown): void {
       maxArgBytes: unknown,
       maxLogBytes: unknown,
       maxResultBytes: unknown,
+      recorded: unknown,
       thunk: unknown,
     ): void => {
       delete global[PROGRAM_HOOK];
@@ -138,6 +141,10 @@ function install(port: HostRef, treeJson: unknown): void {
         !isPositiveInteger(maxResultBytes)
       ) {
         setupFailed(send, 'start: invalid limits');
+        return;
+      }
+      if (!startTape(recorded)) {
+        setupFailed(send, 'start: invalid recorded values');
         return;
       }
       limits.maxCalls = maxCalls;

@@ -76,11 +76,19 @@ const captureResolvers = (
 };
 
 /**
- * Creates the bridge around the run's port (`limits` are read at each call). Once `wire.closed`
+ * Creates the bridge around the run's port (`limits` are read at each call). In a durable run
+ * (`durable()`) each call also carries `callTrace(binding)`: the stack at the call and the values
+ * of the clock and the dice since the previous call (see `durable.ts`). Once `wire.closed`
  * (the program has settled) calls reject at once without reaching the host, and replies still on
  * their way are dropped: their promises never settle, so no guest code resumes after the run.
  */
-export function createBridge(send: Send, limits: RunLimits, wire: Wire): Bridge {
+export function createBridge(
+  send: Send,
+  limits: RunLimits,
+  wire: Wire,
+  durable: () => boolean,
+  callTrace: (binding: Binding) => [string, string],
+): Bridge {
   let calls = 0;
   let lastId = 0;
   // Null prototype: ids are looked up as own properties only.
@@ -195,7 +203,10 @@ export function createBridge(send: Send, limits: RunLimits, wire: Wire): Bridge 
     calls++;
     const id = ++lastId;
     try {
-      send([MESSAGE.call, id, tool, json]);
+      if (durable()) {
+        const trace = callTrace(binding);
+        send([MESSAGE.call, id, tool, json, trace[0], trace[1]]);
+      } else send([MESSAGE.call, id, tool, json]);
     } catch {
       return refuse(tool, binding, 'INTERNAL_ERROR', 'the tool bridge is unavailable');
     }

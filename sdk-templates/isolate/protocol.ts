@@ -6,7 +6,9 @@
 
 /**
  * Kinds of the one-way messages the isolate sends through the run's host port (the first argument
- * of each message): `[call, id, tool, argsJson]`, `[log, level, text]`, `[outcome, text]`.
+ * of each message): `[call, id, tool, argsJson]` (in a durable run
+ * `[call, id, tool, argsJson, stack, valuesJson]`, see `durable.ts`), `[log, level, text]`,
+ * `[outcome, text]`.
  */
 export const MESSAGE = {
   call: 'c',
@@ -102,8 +104,13 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
  */
 export const PROGRAM_HOOK = '__isocode_start__';
 
-/** What the host puts before the program's JS (a line of its own); the limits are safe integers. */
-export function programPrefix(limits: RunLimits): string {
+/**
+ * What the host puts before the program's JS (a line of its own); the limits are safe integers.
+ * `recorded` makes the run durable: the JSON text of `[clock[], random[]]`, the values of
+ * `Date.now()`/`new Date()` and `Math.random()` the run produced in an earlier life (served first,
+ * see `durable.ts`); it is passed as a string literal.
+ */
+export function programPrefix(limits: RunLimits, recorded?: string): string {
   return (
     PROGRAM_HOOK +
     '(' +
@@ -114,9 +121,17 @@ export function programPrefix(limits: RunLimits): string {
     limits.maxLogBytes +
     ', ' +
     limits.maxResultBytes +
+    ', ' +
+    (recorded === undefined ? '0' : JSON.stringify(recorded)) +
     ', () => (\n'
   );
 }
+
+/**
+ * Most values of `Date.now()`, `new Date()` and `Math.random()` together that one durable run
+ * records (past it, they throw a `RangeError` in the program); the host refuses more too.
+ */
+export const MAX_RECORDED_VALUES = 100_000;
 /** What the host puts after the program's JS (on a line of its own). */
 export const PROGRAM_SUFFIX = '\n));';
 

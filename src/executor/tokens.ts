@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { ParentToken } from '../tools/types.js';
+import type { PauseClock } from '../pause-clock.js';
 import type { NestedScheduler } from './scheduler.js';
 
 /** What a live token stands for. */
@@ -16,6 +17,8 @@ export interface ParentEntry {
   readonly scheduler: NestedScheduler;
   /** Nested calls still running; the parent does not settle before they do. */
   readonly inFlight: Set<Promise<unknown>>;
+  /** The execution's wall clock, paused while a nested call waits on a human. */
+  readonly clock: PauseClock;
   /** The last caller signal joined with `signal` (see {@link joinedSignal}). */
   joined?: { readonly from: AbortSignal; readonly signal: AbortSignal } | undefined;
 }

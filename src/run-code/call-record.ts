@@ -4,17 +4,18 @@
  * it. Every runner dispatches through {@link recordingDispatch}.
  */
 import type { ToolResult } from '../executor/types.js';
+import type { CallTrace } from '../sandbox/types.js';
 import type { CallLine, RunnerContext } from './types.js';
 
 /** `ctx.dispatch`, recording each call into `calls` and announcing it through `ctx.emit`. */
 export function recordingDispatch(
   ctx: Pick<RunnerContext, 'dispatch' | 'emit'>,
   calls: CallLine[],
-): (name: string, args: unknown, signal?: AbortSignal) => Promise<ToolResult> {
-  return async (name, args, signal) => {
+): (name: string, args: unknown, signal?: AbortSignal, trace?: CallTrace) => Promise<ToolResult> {
+  return async (name, args, signal, trace) => {
     const started = performance.now();
     ctx.emit({ type: 'call-start', name });
-    const r = await ctx.dispatch(name, args, signal);
+    const r = await ctx.dispatch(name, args, signal, trace);
     const durationMs = performance.now() - started;
     const line: CallLine = r.ok
       ? { name, ok: true, durationMs }

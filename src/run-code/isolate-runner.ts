@@ -218,8 +218,10 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
         bindings: sdk.bindings,
         limits,
         signal: ctx.signal,
-        dispatch: async (tool, args, signal) => {
-          const r = await dispatch(tool, args, signal);
+        durable: ctx.durable,
+        clock: ctx.clock,
+        dispatch: async (tool, args, signal, trace) => {
+          const r = await dispatch(tool, args, signal, trace);
           return r.ok
             ? { ok: true, value: r.value }
             : { ok: false, code: r.error.code, message: r.error.message };

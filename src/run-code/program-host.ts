@@ -89,6 +89,8 @@ export function workerHost(options: WorkerPoolOptions, limits: SandboxLimits): P
             dispatch: request.dispatch,
             signal: request.signal,
             onLog: request.onLog,
+            durable: request.durable,
+            clock: request.clock,
           });
           lastOutcome = outcome;
           return outcome;

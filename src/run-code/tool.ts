@@ -4,6 +4,7 @@ import type { Executor } from '../executor/executor.js';
 import { RUN_CODE } from '../tools/names.js';
 import { resolveTransport, type ResolvedTool } from '../tools/resolve-tool.js';
 import type { TransportContext } from '../tools/types.js';
+import { durableSeamOf } from './durable-seam.js';
 import { renderRunValue } from './render.js';
 import type { CodeRunner, RunCodeValue, RunProgressEvent, ScopeSdk } from './types.js';
 
@@ -48,18 +49,30 @@ export function createRunCodeTool(options: RunCodeToolOptions): ResolvedTool<Tra
     isConcurrencySafe: false,
     execute: (args: z.infer<typeof input>, ctx: TransportContext): Promise<RunCodeValue> => {
       const { parentToken, scope, callId, signal } = ctx;
+      const seam = durableSeamOf(callId);
+      const execute = (
+        name: string,
+        callArgs: unknown,
+        callSignal: AbortSignal | undefined,
+        id?: string,
+      ) =>
+        options.executor.execute(
+          { name, args: callArgs, id },
+          { scope, parent: parentToken, signal: callSignal },
+        );
       return options.runner.run(args, {
         scope,
         callId,
         signal,
         parentToken,
-        dispatch: (name, callArgs, callSignal) =>
-          options.executor.execute(
-            { name, args: callArgs },
-            { scope, parent: parentToken, signal: callSignal },
-          ),
+        durable: seam?.tape,
+        dispatch: (name, callArgs, callSignal, trace) =>
+          seam === undefined || trace === undefined
+            ? execute(name, callArgs, callSignal)
+            : seam.call(name, callArgs, trace, (id) => execute(name, callArgs, callSignal, id)),
         emit: (event) => options.onProgress?.(callId, event),
         sdk: () => options.sdkFor(scope),
+        clock: options.executor.clockOf(parentToken),
       });
     },
     render: (value: RunCodeValue) => renderRunValue(value),

@@ -3,7 +3,8 @@ import type { ErrorCode } from '../errors.js';
 import type { ToolResult } from '../executor/types.js';
 import type { ParentToken } from '../tools/types.js';
 import type { JsonValue } from '../json.js';
-import type { FailureKind } from '../sandbox/types.js';
+import type { CallTrace, DurableTape, FailureKind } from '../sandbox/types.js';
+import type { PauseClock } from '../pause-clock.js';
 
 /** One captured console line. */
 export interface LogLine {
@@ -77,12 +78,27 @@ export interface RunnerContext {
   readonly signal: AbortSignal;
   /** This run's parent token (already bound into `dispatch`). */
   readonly parentToken: ParentToken;
-  /** Makes a nested call carrying this run's parent token. Never rejects. */
-  dispatch(name: string, args: unknown, signal?: AbortSignal): Promise<ToolResult>;
+  /**
+   * Set when the run is durable: the runner runs the program with this tape (see
+   * `RunRequest.durable`) and passes each binding call's trace to {@link dispatch}.
+   */
+  readonly durable?: DurableTape | undefined;
+  /**
+   * Makes a nested call carrying this run's parent token. Never rejects. `trace` (durable runs)
+   * lets a durable run answer the call from its journal.
+   */
+  dispatch(
+    name: string,
+    args: unknown,
+    signal?: AbortSignal,
+    trace?: CallTrace,
+  ): Promise<ToolResult>;
   /** Streams progress (logs, call start/end) as it happens. */
   emit(event: RunProgressEvent): void;
   /** The SDK of this run's scope (cached per catalog). */
   sdk(): ScopeSdk;
+  /** The run's wall clock, paused while a nested call waits on a human. @default never paused */
+  readonly clock?: PauseClock | undefined;
 }
 
 /** The SDK of a scope as a runner needs it. */

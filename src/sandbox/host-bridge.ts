@@ -10,7 +10,7 @@ import { setMaxListeners } from 'node:events';
 import PQueue from 'p-queue';
 import { jsonTooDeep, MAX_JSON_DEPTH, type JsonValue } from '../json.js';
 import { REPLY } from '../../sdk-templates/isolate/protocol.js';
-import type { CallEvent, Dispatch, DispatchResult, SandboxLimits } from './types.js';
+import type { CallEvent, CallTrace, Dispatch, DispatchResult, SandboxLimits } from './types.js';
 
 /** Longest failure message passed back to the program. */
 export const MAX_FAILURE_MESSAGE = 4096;
@@ -68,18 +68,27 @@ export class HostBridge {
     return this.dispatchedCount;
   }
 
-  /** Handles one call from the isolate. Never rejects. */
-  async handle(tool: unknown, argsJson: unknown): Promise<string> {
+  /**
+   * Handles one call from the isolate. Never rejects. `trace` is the call's trace in a durable run
+   * (`null`: the isolate sent a malformed one; the call is refused).
+   */
+  async handle(tool: unknown, argsJson: unknown, trace?: CallTrace | null): Promise<string> {
     try {
-      return await this.handleUnsafe(tool, argsJson);
+      return await this.handleUnsafe(tool, argsJson, trace);
     } catch {
       return failure('INTERNAL_ERROR', 'internal error in the tool bridge');
     }
   }
 
-  private async handleUnsafe(tool: unknown, argsJson: unknown): Promise<string> {
+  private async handleUnsafe(
+    tool: unknown,
+    argsJson: unknown,
+    trace: CallTrace | null | undefined,
+  ): Promise<string> {
     const { limits } = this.options;
     if (this.ended) return failure('ABORTED', 'the program has already finished');
+    if (trace === null)
+      return failure('INVALID_ARGS', 'the call carries a malformed durable-run record');
     if (typeof tool !== 'string' || !this.options.tools.has(tool)) {
       return failure(
         'UNKNOWN_TOOL',
@@ -123,7 +132,7 @@ export class HostBridge {
     }
     // A call with a free slot starts inside `add`: the end of the run cannot catch it waiting, so
     // it needs no signal (a reply after the end is dropped by `dispatchOne`).
-    if (!waits) return this.queue.add(() => this.dispatchOne(tool, argsJson));
+    if (!waits) return this.queue.add(() => this.dispatchOne(tool, argsJson, trace));
     this.queuedBytes += argsJson.length;
     let started = false;
     try {
@@ -131,7 +140,7 @@ export class HostBridge {
         () => {
           started = true;
           this.queuedBytes -= argsJson.length;
-          return this.dispatchOne(tool, argsJson);
+          return this.dispatchOne(tool, argsJson, trace);
         },
         { signal: this.ending.signal },
       );
@@ -144,7 +153,11 @@ export class HostBridge {
   }
 
   /** Runs one call that has its slot. */
-  private async dispatchOne(tool: string, argsJson: string): Promise<string> {
+  private async dispatchOne(
+    tool: string,
+    argsJson: string,
+    trace: CallTrace | undefined,
+  ): Promise<string> {
     if (this.ended)
       return failure('ABORTED_BEFORE_DISPATCH', `the program finished before ${tool} could start`);
     let args: JsonValue;
@@ -156,7 +169,7 @@ export class HostBridge {
     const seq = ++this.dispatchedCount;
     const startedAt = performance.now();
     this.emit({ phase: 'start', tool, seq });
-    const pending = this.callDispatch(tool, args);
+    const pending = this.callDispatch(tool, args, trace);
     this.started.add(pending);
     let result: DispatchResult | undefined;
     try {
@@ -178,14 +191,20 @@ export class HostBridge {
     return reply;
   }
 
-  private async callDispatch(tool: string, args: JsonValue): Promise<DispatchResult | undefined> {
+  private async callDispatch(
+    tool: string,
+    args: JsonValue,
+    trace: CallTrace | undefined,
+  ): Promise<DispatchResult | undefined> {
     try {
       if (this.controller === undefined) {
         this.controller = new AbortController();
         // Every dispatch in flight may listen on it: more than 10 at once is expected, not a leak.
         setMaxListeners(0, this.controller.signal);
       }
-      return await this.options.dispatch(tool, args, this.controller.signal);
+      return await (trace === undefined
+        ? this.options.dispatch(tool, args, this.controller.signal)
+        : this.options.dispatch(tool, args, this.controller.signal, trace));
     } catch {
       return undefined;
     }

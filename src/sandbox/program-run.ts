@@ -15,6 +15,7 @@ import {
   programPrefix,
 } from '../../sdk-templates/isolate/protocol.js';
 import type { PreparedBindings } from './bindings.js';
+import { readCallTrace } from './call-trace.js';
 import { HostBridge } from './host-bridge.js';
 import { LogSink } from './log-sink.js';
 import { Arrivals } from './arrivals.js';
@@ -140,7 +141,8 @@ export class ProgramRun {
     // calls are answered through the context's `entry` as `(id, reply)`, one-way too. Replies stop
     // once the outcome is in or the run is killed: a late reply is dropped here and never enters
     // the isolate.
-    port.attach((kind, a, b, c) => {
+    const durable = request.durable !== undefined;
+    port.attach((kind, a, b, c, d, e) => {
       if (kind === MESSAGE.outcome) {
         if (this.outcomeText === undefined && typeof a === 'string') {
           this.outcomeText = a;
@@ -154,7 +156,9 @@ export class ProgramRun {
         return;
       }
       if (kind !== MESSAGE.call || typeof a !== 'number' || !Number.isSafeInteger(a)) return;
-      void bridge.handle(b, c).then((reply) => {
+      // A durable run's call carries its trace; a malformed one (null) is refused by the bridge.
+      const trace = durable ? (readCallTrace(d, e, request.mapPosition) ?? null) : undefined;
+      void bridge.handle(b, c, trace).then((reply) => {
         if (this.outcomeText !== undefined || this.killReason !== undefined || this.finished)
           return;
         try {
@@ -170,6 +174,10 @@ export class ProgramRun {
     const cpuStart = sbx.cpuMs() ?? 0;
     let cpuLast = cpuStart;
     const wallStart = performance.now();
+    const clock = request.clock;
+    const pausedAtStart = clock?.pausedMs(wallStart) ?? 0;
+    const wallUsed = (now: number): number =>
+      clock ? clock.elapsed(wallStart, pausedAtStart, now) : now - wallStart;
     const watched = {
       check: (now: number): void => {
         if (sbx.isolate.isDisposed) {
@@ -181,7 +189,7 @@ export class ProgramRun {
         }
         cpuLast = sbx.cpuMs() ?? cpuLast;
         if (cpuLast - cpuStart > limits.cpuMs) this.kill('cpu');
-        else if (now - wallStart > limits.wallMs) this.kill('wall');
+        else if (wallUsed(now) > limits.wallMs) this.kill('wall');
       },
     };
     const onAbort = (): void => this.kill('aborted');
@@ -196,7 +204,9 @@ export class ProgramRun {
       // The program's script hands the run's limits and its function to the hook the scope's
       // installation defined (see PROGRAM_HOOK); the line offset keeps the program's line
       // numbers. Compiling only parses (no guest code runs), so small programs skip the thread hop.
-      const source = programPrefix(limits) + request.js + PROGRAM_SUFFIX;
+      const tape = request.durable;
+      const recorded = tape === undefined ? undefined : JSON.stringify([tape.clock, tape.random]);
+      const source = programPrefix(limits, recorded) + request.js + PROGRAM_SUFFIX;
       const origin = { filename: PROGRAM_FILENAME, lineOffset: -1 };
       const script =
         source.length <= SYNC_COMPILE_MAX
@@ -216,7 +226,7 @@ export class ProgramRun {
         if (raw !== undefined)
           await arrivals.waitFor(
             raw.sent,
-            Math.min(DRAIN_GRACE_MS, limits.wallMs - (performance.now() - wallStart)),
+            Math.min(DRAIN_GRACE_MS, limits.wallMs - wallUsed(performance.now())),
           );
       }
     } catch (e) {

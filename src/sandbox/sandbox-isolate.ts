@@ -16,8 +16,15 @@ import { loadBootstrapScript } from './isolate-code.js';
  */
 export type EntryRef = ivm.Reference<(a: unknown, b: unknown) => void>;
 
-/** A message from the isolate: `kind` (see `MESSAGE`) and up to three primitives. */
-export type PortHandler = (kind: unknown, a: unknown, b: unknown, c: unknown) => void;
+/** A message from the isolate: `kind` (see `MESSAGE`) and up to five primitives. */
+export type PortHandler = (
+  kind: unknown,
+  a: unknown,
+  b: unknown,
+  c: unknown,
+  d?: unknown,
+  e?: unknown,
+) => void;
 
 /**
  * The host function a context sends its messages to, made with the context. Messages go to the
@@ -30,8 +37,8 @@ export class ContextPort {
   private readonly early: [unknown, unknown, unknown, unknown][] = [];
 
   constructor() {
-    this.ref = new ivm.Reference<PortHandler>((kind, a, b, c) => {
-      if (this.handler !== undefined) this.handler(kind, a, b, c);
+    this.ref = new ivm.Reference<PortHandler>((kind, a, b, c, d, e) => {
+      if (this.handler !== undefined) this.handler(kind, a, b, c, d, e);
       else if (this.early.length < 4) this.early.push([kind, a, b, c]);
     });
   }

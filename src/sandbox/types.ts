@@ -1,5 +1,6 @@
 /** The public shapes of the sandbox: limits, requests, outcomes. */
 import type { JsonValue } from '../json.js';
+import type { PauseClock } from '../pause-clock.js';
 
 /** Limits of one run. Every limit is enforced; each maps to a distinct failure. */
 export interface SandboxLimits {
@@ -102,14 +103,39 @@ export type DispatchResult =
   { ok: true; value: JsonValue } | { ok: false; code: string; message: string };
 
 /**
+ * What a binding call of a durable run carries besides its arguments (see
+ * `sdk-templates/isolate/durable.ts`). Everything in it comes from the program: hostile, checked
+ * for shape and size only.
+ */
+export interface CallTrace {
+  /**
+   * The program's frames at the call, innermost first, as `line:column` in the program's own
+   * coordinates, joined by ` < ` (empty when none could be read).
+   */
+  site: string;
+  /** Values of `Date.now()`/`new Date()` the program produced since its previous call, in order. */
+  clock: number[];
+  /** Values of `Math.random()` likewise. */
+  random: number[];
+}
+
+/** What makes a run durable: the values its earlier life recorded, served first, in order. */
+export interface DurableTape {
+  clock: readonly number[];
+  random: readonly number[];
+}
+
+/**
  * Runs one nested tool call. Must never reject (a rejection is reported to the program as
  * `INTERNAL_ERROR`). `signal` is the run's signal: it aborts when the run settles for any reason.
  * The failure `message` is shown to the program as is: it must not carry host stacks or paths.
+ * `trace` is set for every call of a durable run (see {@link RunRequest.durable}).
  */
 export type Dispatch = (
   tool: string,
   args: JsonValue,
   signal: AbortSignal,
+  trace?: CallTrace,
 ) => Promise<DispatchResult>;
 
 /** One console line of the program. */
@@ -145,6 +171,8 @@ export interface RunRequest {
   limits?: Partial<SandboxLimits> | undefined;
   /** Aborting it ends the run → kind `aborted`. */
   signal?: AbortSignal | undefined;
+  /** The run's wall clock: `wallMs` does not count the time it is paused (a human deciding). */
+  clock?: PauseClock | undefined;
   /**
    * Isolates serve runs of one partition only (the runtime passes the scope): an isolate that ran
    * a program of one partition is never handed to another, so nothing a program leaves in an
@@ -152,6 +180,11 @@ export interface RunRequest {
    * Runs without a partition share one. @default undefined
    */
   partition?: string | undefined;
+  /**
+   * Makes the run durable: `Date.now()`, `new Date()` and `Math.random()` serve these values first,
+   * then live ones, and every binding call carries its {@link CallTrace}. @default undefined (not durable)
+   */
+  durable?: DurableTape | undefined;
   /** Called for each kept console entry, in order, as it arrives. Exceptions are ignored. */
   onLog?: ((entry: LogEntry) => void) | undefined;
   /** Called when a binding dispatch starts and ends. Exceptions are ignored. */

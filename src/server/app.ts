@@ -15,6 +15,8 @@ import { PROMETHEUS_CONTENT_TYPE } from './prometheus.js';
 import { errorResponse, thrownResponse, type HttpEnv } from './respond.js';
 import { callRoutes } from './routes-calls.js';
 import { catalogRoutes } from './routes-catalog.js';
+import { runRoutes } from './routes-runs.js';
+import type { RunManager } from '../durable/runs.js';
 
 /** Options of {@link createHttpApp}. */
 export interface HttpAppOptions {
@@ -33,6 +35,8 @@ export interface HttpAppOptions {
    * @default true when `apiKeys` is empty, else false
    */
   allowAnonymous?: boolean | undefined;
+  /** Durable runs (`/v1/runs`, `/v1/approvals`); without it those routes are 404. @default none */
+  runs?: RunManager | undefined;
 }
 
 /** The Hono app of the HTTP service. */
@@ -55,6 +59,8 @@ const ROUTES = new Set([
   '/v1/tools',
   '/v1/sdk',
   '/v1/prompt',
+  '/v1/runs',
+  '/v1/approvals',
 ]);
 
 const scopeProblem = (runtime: Runtime, scope: string): string | undefined => {
@@ -155,6 +161,7 @@ export function buildHttpApp(options: HttpAppOptions): HttpAppParts {
 
   callRoutes(app, { runtime, inflight, metrics });
   catalogRoutes(app, runtime);
+  if (options.runs) runRoutes(app, { runs: options.runs });
 
   app.notFound((c) => errorResponse(c, 'NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`));
   app.onError((err, c) => {

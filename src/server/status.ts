@@ -25,6 +25,7 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
   INTERNAL_ERROR: 500,
   // run_code
   CODE_RUN_FAILED: 422,
+  REPLAY_DIVERGED: 409,
   // registration and configuration: the server is misconfigured, not the request
   INVALID_TOOL_DEFINITION: 500,
   INVALID_SCOPE: 500,

@@ -96,6 +96,7 @@ function buildCatalog(
       input: tool.inputSchema,
       output: tool.outputSchema ?? MCP_TEXT_RESULT_SCHEMA,
       isConcurrencySafe: tool.annotations?.readOnlyHint === true,
+      idempotent: tool.annotations?.idempotentHint === true,
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
       execute: async (args: unknown, ctx: ToolContext) => {
         const result = await connection.callTool(

@@ -27,6 +27,8 @@ export interface ResolvedTool<C extends ToolContext = ToolContext> {
   readonly execute: (args: unknown, ctx: C) => unknown;
   isConcurrencySafe(args: unknown): boolean;
   readonly timeoutMs: number | undefined;
+  /** See `ToolDefinition.idempotent`. */
+  readonly idempotent: boolean;
   render(value: unknown): string | ContentBlock[];
   finalizeContent:
     ((content: ContentBlock[], outcome: OutcomeSummary) => ContentBlock[]) | undefined;
@@ -104,6 +106,9 @@ function resolve<C extends ToolContext>(
       `${where}: isConcurrencySafe must be a boolean or a function`,
     );
   }
+  if (def.idempotent !== undefined && typeof def.idempotent !== 'boolean') {
+    throw new IsocodeError('INVALID_TOOL_DEFINITION', `${where}: idempotent must be a boolean`);
+  }
   for (const key of ['render', 'finalizeContent'] as const) {
     if (def[key] !== undefined && typeof def[key] !== 'function') {
       throw new IsocodeError('INVALID_TOOL_DEFINITION', `${where}: ${key} must be a function`);
@@ -130,6 +135,7 @@ function resolve<C extends ToolContext>(
           }
         : () => safe === true,
     timeoutMs,
+    idempotent: def.idempotent === true,
     render: render ? (v) => render(v) : defaultRender,
     finalizeContent: def.finalizeContent,
   };
@@ -137,12 +143,12 @@ function resolve<C extends ToolContext>(
 
 /** The catalog entry of a resolved tool. */
 export function toToolSchema(tool: AnyTool): ToolSchema {
-  return tool.outputSchema === undefined
-    ? { name: tool.name, description: tool.description, inputSchema: tool.inputSchema }
-    : {
-        name: tool.name,
-        description: tool.description,
-        inputSchema: tool.inputSchema,
-        outputSchema: tool.outputSchema,
-      };
+  const schema: ToolSchema = {
+    name: tool.name,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+  };
+  if (tool.outputSchema !== undefined) schema.outputSchema = tool.outputSchema;
+  if (tool.idempotent) schema.annotations = { idempotentHint: true };
+  return schema;
 }

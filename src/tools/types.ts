@@ -73,6 +73,14 @@ export interface ToolDefinition<
    * @default false
    */
   isConcurrencySafe?: boolean | Bivariant<(args: Args) => boolean> | undefined;
+  /**
+   * Running a call twice with the same arguments has the same effect as running it once. A
+   * durable run that lost its replica while this tool's body ran re-runs the call on recovery;
+   * for any other tool the run becomes `interrupted` instead (shown in the catalog as
+   * `annotations.idempotentHint`, as MCP does).
+   * @default false
+   */
+  idempotent?: boolean | undefined;
   /** Per-call time limit in milliseconds; exceeding it gives TOOL_TIMEOUT. @default the runtime's `defaultTimeoutMs` */
   timeoutMs?: number | undefined;
   /** Turns the value into model-facing content. @default pretty-printed JSON text */
@@ -95,6 +103,8 @@ export interface ToolSchema {
   description: string;
   inputSchema: JsonSchema;
   outputSchema?: JsonSchema | undefined;
+  /** Present when the tool declares `idempotent: true`. */
+  annotations?: { idempotentHint?: boolean | undefined } | undefined;
 }
 
 /** A JSON value (re-exported for tool authors). */

@@ -5,17 +5,21 @@
  * trusted: messages are shape-checked, calls in flight and log bytes are bounded per run, and a
  * worker that breaks those bounds is killed.
  */
+import { pausableTimer, type PauseClock } from '../../pause-clock.js';
 import type { ChildProcess } from 'node:child_process';
 import { setMaxListeners } from 'node:events';
 import type { JsonValue } from '../../json.js';
 import type {
+  CallTrace,
   Dispatch,
   DispatchResult,
+  DurableTape,
   LogEntry,
   RunOutcome,
   SandboxBinding,
   SandboxLimits,
 } from '../types.js';
+import { isCallTrace } from '../call-trace.js';
 import { failedRun } from '../outcome.js';
 import { deathOutcome, type KillReason } from './death.js';
 import {
@@ -34,6 +38,10 @@ export interface WorkerRun {
   dispatch: Dispatch;
   signal?: AbortSignal | undefined;
   onLog?: ((entry: LogEntry) => void) | undefined;
+  /** Makes the run durable (see `RunRequest.durable`). */
+  durable?: DurableTape | undefined;
+  /** The run's wall clock (paused while a nested call waits on a human). */
+  clock?: PauseClock | undefined;
 }
 
 /** Extra wall time past a run's own limit before the host kills its worker. */
@@ -232,7 +240,12 @@ export class WorkerHandle {
         cpuAtStart: this.lastCpuMs,
       };
       this.active = run;
-      const wall = setTimeout(() => this.kill('wall'), request.limits.wallMs + WALL_GRACE_MS);
+      const wall = pausableTimer(
+        request.clock,
+        request.limits.wallMs + WALL_GRACE_MS,
+        () => this.kill('wall'),
+        (paused) => this.send({ t: 'pause', id, paused }),
+      );
       let abortTimer: NodeJS.Timeout | undefined;
       const onAbort = (): void => {
         this.send({ t: 'abort', id });
@@ -241,7 +254,7 @@ export class WorkerHandle {
       request.signal?.addEventListener('abort', onAbort, { once: true });
       run.settle = () => {
         run.settle = () => {};
-        clearTimeout(wall);
+        wall.cancel();
         if (abortTimer !== undefined) clearTimeout(abortTimer);
         request.signal?.removeEventListener('abort', onAbort);
         controller.abort(RUN_ENDED);
@@ -262,6 +275,11 @@ export class WorkerHandle {
         ...this.bindingsFor(request.bindings),
         limits: request.limits,
         partition: request.partition,
+        ...(request.durable === undefined
+          ? {}
+          : {
+              durable: { clock: [...request.durable.clock], random: [...request.durable.random] },
+            }),
       });
       if (request.signal?.aborted === true) onAbort();
     });
@@ -320,7 +338,8 @@ export class WorkerHandle {
     const run = this.active;
     if (run === undefined || run.id !== message.id || run.outcome !== undefined) return;
     if (message.t === 'log') this.onLog(run, message.entry);
-    else if (message.t === 'call') this.onCall(run, message.call, message.tool, message.args);
+    else if (message.t === 'call')
+      this.onCall(run, message.call, message.tool, message.args, message.trace);
     else {
       run.outcome = message.outcome;
       run.settle();
@@ -342,8 +361,19 @@ export class WorkerHandle {
     }
   }
 
-  private onCall(run: ActiveRun, call: unknown, tool: unknown, args: JsonValue): void {
-    if (!Number.isSafeInteger(call) || typeof tool !== 'string') {
+  private onCall(
+    run: ActiveRun,
+    call: unknown,
+    tool: unknown,
+    args: JsonValue,
+    trace: unknown,
+  ): void {
+    const durable = run.request.durable !== undefined;
+    if (
+      !Number.isSafeInteger(call) ||
+      typeof tool !== 'string' ||
+      (durable ? !isCallTrace(trace) : trace !== undefined)
+    ) {
       this.kill('retired');
       return;
     }
@@ -360,7 +390,9 @@ export class WorkerHandle {
     const pending = (async () => {
       let result: DispatchResult;
       try {
-        result = await run.request.dispatch(tool, args, run.controller.signal);
+        result = await (durable
+          ? run.request.dispatch(tool, args, run.controller.signal, trace as CallTrace)
+          : run.request.dispatch(tool, args, run.controller.signal));
       } catch {
         result = {
           ok: false,

@@ -8,7 +8,9 @@
 import type { JsonValue } from '../../json.js';
 import type { Diagnostic } from '../../compile/types.js';
 import type {
+  CallTrace,
   DispatchResult,
+  DurableTape,
   LogEntry,
   RunOutcome,
   SandboxBinding,
@@ -46,9 +48,13 @@ export type HostMessage =
       bindings?: SandboxBinding[];
       limits: SandboxLimits;
       partition: string;
+      /** Set for a durable run (see `RunRequest.durable`). */
+      durable?: DurableTape;
     }
   | { t: 'reply'; id: number; call: number; result: DispatchResult }
-  | { t: 'abort'; id: number };
+  | { t: 'abort'; id: number }
+  /** The run's wall clock stops (a nested call waits on a human) or runs again. */
+  | { t: 'pause'; id: number; paused: boolean };
 
 /** The verdict of a transpile: diagnostics in the program's own coordinates when it failed. */
 export type TranspileReply =
@@ -59,7 +65,7 @@ export type WorkerMessage =
   | { t: 'ready' }
   | { t: 'transpiled'; id: number; verdict: TranspileReply }
   | { t: 'log'; id: number; entry: LogEntry }
-  | { t: 'call'; id: number; call: number; tool: string; args: JsonValue }
+  | { t: 'call'; id: number; call: number; tool: string; args: JsonValue; trace?: CallTrace }
   | { t: 'done'; id: number; outcome: RunOutcome }
   /** The worker is going down on its own: over its memory budget, or V8 lost an isolate. */
   | { t: 'fatal'; reason: 'memory' | 'catastrophic'; message: string };

@@ -1,0 +1,145 @@
+/**
+ * Runs one life of a durable run: opens its journal, attaches it to the run_code call the run
+ * executes as, runs the program and says how the run ended ({@link ReplayVerdict}). The first
+ * life and every replay after a crash go through here; the journal decides which calls run.
+ */
+import type { Runtime } from '../runtime.js';
+import { attachDurableSeam } from '../run-code/durable-seam.js';
+import { RUN_CODE } from '../tools/names.js';
+import type { JsonValue } from '../json.js';
+import { journalStoreOf } from './journal-store.js';
+import type { Lease } from './recovery.js';
+import {
+  durableCallsMiddleware,
+  openJournal,
+  type JournalOptions,
+  type JournalStore,
+  type ReplayVerdict,
+} from './replay.js';
+import type { RunRecord, RunStore } from './store.js';
+
+/** The run to execute. */
+export interface DurableRunSpec {
+  id: string;
+  scope: string;
+  /** The program's TypeScript source. */
+  program: string;
+  /** @default "durable run" */
+  description?: string | undefined;
+}
+
+/** Options of {@link executeDurably}. */
+export interface ExecuteDurablyOptions extends JournalOptions {
+  /** Stops the run (cancel, shutdown). */
+  signal?: AbortSignal | undefined;
+  /** The run_code call id the run executes as. @default {@link runCallId}(run.id) */
+  callId?: string | undefined;
+}
+
+/** The run_code call id a durable run executes as. */
+export function runCallId(runId: string): string {
+  return `run:${runId}`;
+}
+
+/**
+ * Installs the durable execute middleware on `runtime` (once per runtime, before the first
+ * durable run); returns the function that removes it.
+ */
+export function installDurableCalls(runtime: Pick<Runtime, 'use'>): () => void {
+  return runtime.use({ execute: durableCallsMiddleware });
+}
+
+/**
+ * Executes `run` durably against `store`: a first run, or the replay of a run whose earlier life
+ * was cut short. Never rejects on the program's account; rejects only if the store cannot be read.
+ * Tool idempotency comes from the scope's catalog (`annotations.idempotentHint`) unless
+ * `options.idempotent` says otherwise.
+ */
+export async function executeDurably(
+  runtime: Pick<Runtime, 'execute' | 'schemas'>,
+  store: JournalStore,
+  run: DurableRunSpec,
+  options: ExecuteDurablyOptions = {},
+): Promise<ReplayVerdict> {
+  const idempotent =
+    options.idempotent ??
+    ((tool: string): boolean =>
+      runtime.schemas(run.scope).find((s) => s.name === tool)?.annotations?.idempotentHint ===
+      true);
+  const journal = await openJournal(store, run.id, { ...options, idempotent });
+  const callId = options.callId ?? runCallId(run.id);
+  const detach = attachDurableSeam(callId, journal);
+  try {
+    const signal =
+      options.signal === undefined
+        ? journal.signal
+        : AbortSignal.any([options.signal, journal.signal]);
+    const result = await runtime.execute(
+      {
+        id: callId,
+        name: RUN_CODE,
+        args: { code: run.program, description: run.description ?? 'durable run' },
+      },
+      { scope: run.scope, signal },
+    );
+    await journal.flush();
+    return journal.verdict(result);
+  } finally {
+    detach();
+  }
+}
+
+/**
+ * Runs one life of a run this replica holds by `lease` and records how it ended: the run is
+ * `running` (owner: this replica) while it runs, then `succeeded`, `failed` or `interrupted` with
+ * its result or error, and released. Every step is also a run event (`status`). Writes are
+ * compare-and-set on the owner: a replica that lost the lease changes nothing.
+ */
+export async function runLife(
+  runtime: Pick<Runtime, 'execute' | 'schemas'>,
+  store: RunStore,
+  run: RunRecord,
+  lease: Lease,
+  replicaId: string,
+  options: Omit<ExecuteDurablyOptions, 'signal'> = {},
+): Promise<ReplayVerdict | undefined> {
+  const mine = { owner: replicaId };
+  const replay = (await store.listCalls(run.id)).length > 0;
+  const started = await store.updateRun(
+    run.id,
+    { status: 'running', ...(run.startedAt === undefined ? { startedAt: Date.now() } : {}) },
+    mine,
+  );
+  if (started === undefined) return undefined;
+  await store.appendEvent(run.id, 'status', {
+    status: 'running',
+    replica: replicaId,
+    replay,
+  });
+  const verdict = await executeDurably(
+    runtime,
+    journalStoreOf(store),
+    { id: run.id, scope: run.scope, program: run.program, description: run.description },
+    { ...options, signal: lease.signal },
+  );
+  if (lease.signal.aborted) return verdict; // the lease was lost or given up: another replica decides
+  const result = 'result' in verdict && verdict.result !== undefined ? verdict.result : undefined;
+  await store.updateRun(
+    run.id,
+    {
+      status: verdict.status,
+      ...(result === undefined ? {} : { result: result as unknown as JsonValue }),
+      ...(verdict.status === 'succeeded' ? {} : { error: verdict.error as unknown as JsonValue }),
+      finishedAt: Date.now(),
+      owner: null,
+      leaseExpiresAt: null,
+    },
+    mine,
+  );
+  await store.appendEvent(run.id, 'status', {
+    status: verdict.status,
+    replica: replicaId,
+    ...(verdict.status === 'succeeded' ? {} : { error: verdict.error as unknown as JsonValue }),
+  });
+  return verdict;
+}

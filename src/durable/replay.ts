@@ -1,0 +1,411 @@
+/**
+ * The journal of a durable run, and how a run is replayed from it (docs/decisions/021-replay.md).
+ *
+ * Every nested call of a durable run arrives here (through the run_code seam, see
+ * src/run-code/durable-seam.ts) with its trace: the call site and the clock and dice values the
+ * program drew since its previous call. In arrival order, the journal stores the values, keys the
+ * call ({@link CallKeys}) and looks the key up in what the run's earlier lives recorded:
+ * - `ok` / `error`: the call completed before; its recorded result is the answer and the tool is not
+ *   called again. Recorded answers are handed back in their original completion order, so a
+ *   program whose later calls depend on which earlier call settled first (`.then` chains in a
+ *   `Promise.all`) takes the same path;
+ * - `pending`: the call arrived but its body never started (it was waiting for an approval): it
+ *   runs again — through the whole pipeline, so it re-parks on its pending approval;
+ * - `started`: the body was running when the run's replica died. An idempotent tool runs again;
+ *   any other makes the run `interrupted`, with the call's name and arguments, for a human or the
+ *   caller to resolve — it is never silently run twice;
+ * - no record: a new call. It runs once every recorded call has been replayed; arriving while
+ *   recorded calls remain unreplayed means the program took another path: `REPLAY_DIVERGED`, and
+ *   nothing new runs.
+ * A live call is journaled `pending` when it arrives, `started` (awaited) just before its body
+ * runs ({@link durableCallsMiddleware}) and `ok`/`error` with its result when it settles, before the
+ * program sees the result.
+ */
+import type { ErrorCode } from '../errors.js';
+import type { ExecuteMiddleware, ToolResult } from '../executor/types.js';
+import type { JsonValue } from '../json.js';
+import { durableSeamOf, type DurableSeam } from '../run-code/durable-seam.js';
+import type { CallTrace, DurableTape } from '../sandbox/types.js';
+import { CallKeys } from './call-key.js';
+
+/** The state of a journaled call. */
+export type JournalCallStatus = 'pending' | 'started' | 'ok' | 'error';
+
+/** A journaled call as the store returns it. */
+export interface JournalCall {
+  key: string;
+  name: string;
+  args: JsonValue;
+  status: JournalCallStatus;
+  /** The ToolResult JSON once settled. */
+  result: JsonValue | undefined;
+  idempotent: boolean;
+  /** Completion order, 1, 2, 3… per run (settled calls only). */
+  finishSeq?: number | undefined;
+}
+
+/** A call as the journal writes it. */
+export interface JournalEntry {
+  key: string;
+  name: string;
+  args: JsonValue;
+  idempotent: boolean;
+}
+
+/** What the journal needs of the run store (see {@link journalStoreOf} for a `RunStore`). */
+export interface JournalStore {
+  /** The call arrived (its body has not run: it may wait for an approval). */
+  callArrived(runId: string, call: JournalEntry): Promise<unknown>;
+  /** The call's body starts (awaited before it runs). */
+  callStarted(runId: string, call: JournalEntry): Promise<unknown>;
+  /** The call settled with `result` (a ToolResult). */
+  callFinished(
+    runId: string,
+    key: string,
+    status: 'ok' | 'error',
+    result: JsonValue,
+  ): Promise<unknown>;
+  listCalls(runId: string): Promise<JournalCall[]>;
+  recordValue(runId: string, kind: 'date' | 'random', value: number): Promise<number>;
+  listValues(runId: string): Promise<{ kind: 'date' | 'random'; value: number }[]>;
+}
+
+/** Options of {@link openJournal}. */
+export interface JournalOptions {
+  /** Whether a tool may run twice harmlessly (see `ToolDefinition.idempotent`). @default () => false */
+  idempotent?: ((tool: string) => boolean) | undefined;
+  /**
+   * How long a replay may wait, with recorded answers held back for their turn, without any call
+   * arriving, before it is declared diverged (a recorded call the program no longer makes).
+   * @default 10000
+   */
+  stallMs?: number | undefined;
+}
+
+/** A call a run was interrupted on. */
+export interface InterruptedCall {
+  key: string;
+  name: string;
+  args: JsonValue;
+}
+
+/** How a durable run's execution ended, as the run manager records it. */
+export type ReplayVerdict =
+  | { status: 'succeeded'; result: ToolResult }
+  | {
+      status: 'failed';
+      error: { code: ErrorCode; message: string; details?: Record<string, unknown> | undefined };
+      result?: ToolResult | undefined;
+    }
+  | {
+      status: 'interrupted';
+      error: { code: ErrorCode; message: string; details: { call: InterruptedCall } };
+      call: InterruptedCall;
+    };
+
+type Stop =
+  | { kind: 'diverged'; message: string }
+  | { kind: 'interrupted'; call: InterruptedCall }
+  | { kind: 'store'; message: string };
+
+interface Entry {
+  record: JournalCall;
+  consumed: boolean;
+  /** Its place in the completion order (settled records only). */
+  turn: number | undefined;
+}
+
+function failed(name: string, key: string, code: ErrorCode, message: string): ToolResult {
+  return {
+    ok: false,
+    error: { code, message },
+    content: [{ type: 'text', text: `${code}: ${message}` }],
+    meta: {
+      callId: key,
+      toolName: name,
+      scope: '',
+      parentId: undefined,
+      durationMs: 0,
+      stages: [],
+    },
+  };
+}
+
+const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/** The journal of one life of a durable run. Attach it as the run's {@link DurableSeam}. */
+export class RunJournal implements DurableSeam {
+  readonly tape: DurableTape;
+  readonly #store: JournalStore;
+  readonly #runId: string;
+  readonly #idempotent: (tool: string) => boolean;
+  readonly #stallMs: number;
+  readonly #keys = new CallKeys();
+  readonly #entries = new Map<string, Entry>();
+  readonly #abort = new AbortController();
+  /** Calls running live in this life, by key (their body start is journaled). */
+  readonly #live = new Map<string, JournalEntry>();
+  /** Recorded answers by turn, and the next turn to hand back. */
+  readonly #waiting = new Map<number, () => void>();
+  #turn = 0;
+  #unconsumed: number;
+  #writes: Promise<unknown> = Promise.resolve();
+  #stop: Stop | undefined;
+  #stall: NodeJS.Timeout | undefined;
+
+  constructor(
+    store: JournalStore,
+    runId: string,
+    recorded: { calls: readonly JournalCall[]; tape: DurableTape },
+    options: JournalOptions = {},
+  ) {
+    this.#store = store;
+    this.#runId = runId;
+    this.#idempotent = options.idempotent ?? (() => false);
+    this.#stallMs = options.stallMs ?? 10_000;
+    this.tape = recorded.tape;
+    const settled = recorded.calls
+      .map((record, index) => ({ record, index }))
+      .filter(({ record }) => record.status === 'ok' || record.status === 'error')
+      .sort(
+        (a, b) =>
+          (a.record.finishSeq ?? Infinity) - (b.record.finishSeq ?? Infinity) || a.index - b.index,
+      );
+    const turns = new Map(settled.map(({ record }, turn) => [record.key, turn]));
+    for (const record of recorded.calls)
+      this.#entries.set(record.key, { record, consumed: false, turn: turns.get(record.key) });
+    this.#unconsumed = this.#entries.size;
+  }
+
+  /** Aborts when the run must stop (diverged, interrupted, the store failed). */
+  get signal(): AbortSignal {
+    return this.#abort.signal;
+  }
+
+  /** Recorded calls this life has not replayed yet. */
+  get unconsumed(): number {
+    return this.#unconsumed;
+  }
+
+  /** True when the run's earlier lives recorded anything (this life is a replay). */
+  get replaying(): boolean {
+    return this.#entries.size > 0 || this.tape.clock.length > 0 || this.tape.random.length > 0;
+  }
+
+  call(
+    name: string,
+    args: unknown,
+    trace: CallTrace,
+    run: (callId: string) => Promise<ToolResult>,
+  ): Promise<ToolResult> {
+    this.#touch();
+    for (const v of trace.clock) this.#queue(() => this.#store.recordValue(this.#runId, 'date', v));
+    for (const v of trace.random)
+      this.#queue(() => this.#store.recordValue(this.#runId, 'random', v));
+    const key = this.#keys.next(trace.site, name, args);
+    if (this.#stop !== undefined) return Promise.resolve(this.#refusal(name, key));
+    const entry = this.#entries.get(key);
+    if (entry === undefined) {
+      if (this.#unconsumed > 0) {
+        this.#halt({
+          kind: 'diverged',
+          message: `the program took another path on replay: its call ${name}(${preview(args)}) at ${trace.site === '' ? 'an unknown site' : `program position ${trace.site}`} was not made by the run before, while ${this.#unconsumed} recorded call(s) were not replayed yet; nothing new was run`,
+        });
+        return Promise.resolve(this.#refusal(name, key));
+      }
+      const fresh = { key, name, args: args as JsonValue, idempotent: this.#idempotent(name) };
+      this.#queue(() => this.#store.callArrived(this.#runId, fresh));
+      return this.#runLive(fresh, run);
+    }
+    entry.consumed = true;
+    this.#unconsumed--;
+    const { record } = entry;
+    switch (record.status) {
+      case 'ok':
+      case 'error':
+        return this.#answer(entry);
+      case 'pending':
+        return this.#runLive(record, run);
+      case 'started':
+        if (record.idempotent || this.#idempotent(name)) return this.#runLive(record, run);
+        this.#halt({ kind: 'interrupted', call: { key, name, args: record.args } });
+        return Promise.resolve(this.#refusal(name, key));
+    }
+  }
+
+  /** Journals that the body of call `callId` starts (awaited before it runs). */
+  async bodyStarts(callId: string): Promise<void> {
+    const entry = this.#live.get(callId.slice(callId.indexOf('/') + 1));
+    if (entry === undefined) return;
+    if (this.#stop !== undefined) throw new Error('the durable run has stopped');
+    await this.#write(() => this.#store.callStarted(this.#runId, entry));
+  }
+
+  /** Waits for every journal write; then {@link verdict} is final. */
+  async flush(): Promise<void> {
+    await this.#writes.catch(() => undefined);
+    if (this.#stall !== undefined) clearTimeout(this.#stall);
+  }
+
+  /** How the run ended, given run_code's result (call after {@link flush}). */
+  verdict(result: ToolResult): ReplayVerdict {
+    const stop = this.#stop;
+    if (stop?.kind === 'interrupted') {
+      const message = `the run was interrupted: call ${stop.call.name} was running when the run's replica stopped, and the tool is not idempotent; resolve it (did it take effect?) before running the rest`;
+      return {
+        status: 'interrupted',
+        call: stop.call,
+        error: { code: 'ABORTED', message, details: { call: stop.call } },
+      };
+    }
+    if (stop?.kind === 'diverged')
+      return {
+        status: 'failed',
+        error: { code: 'REPLAY_DIVERGED', message: stop.message },
+        result,
+      };
+    if (stop?.kind === 'store')
+      return {
+        status: 'failed',
+        error: { code: 'INTERNAL_ERROR', message: `the run store failed: ${stop.message}` },
+        result,
+      };
+    if (this.#unconsumed > 0)
+      return {
+        status: 'failed',
+        error: {
+          code: 'REPLAY_DIVERGED',
+          message: `the program took another path on replay: it ${result.ok ? 'finished' : `failed (${result.error.code})`} without making ${this.#unconsumed} call(s) the run made before`,
+        },
+        result,
+      };
+    return result.ok
+      ? { status: 'succeeded', result }
+      : { status: 'failed', error: { ...result.error }, result };
+  }
+
+  /** A recorded answer, in its turn. */
+  async #answer(entry: Entry): Promise<ToolResult> {
+    const turn = entry.turn ?? 0;
+    if (turn !== this.#turn) {
+      await new Promise<void>((resolve) => {
+        this.#waiting.set(turn, resolve);
+        this.#touch();
+      });
+    }
+    if (this.#stop !== undefined) return this.#refusal(entry.record.name, entry.record.key);
+    this.#turn = turn + 1;
+    this.#waiting.get(this.#turn)?.();
+    this.#waiting.delete(this.#turn);
+    return entry.record.result as unknown as ToolResult;
+  }
+
+  async #runLive(
+    entry: JournalEntry,
+    run: (callId: string) => Promise<ToolResult>,
+  ): Promise<ToolResult> {
+    const { key, name } = entry;
+    this.#live.set(key, entry);
+    const result = await run(`${this.#runId}/${key}`);
+    this.#live.delete(key);
+    if (this.#stop?.kind === 'store') return this.#refusal(name, key);
+    try {
+      await this.#write(() =>
+        this.#store.callFinished(
+          this.#runId,
+          key,
+          result.ok ? 'ok' : 'error',
+          result as unknown as JsonValue,
+        ),
+      );
+    } catch {
+      return this.#refusal(name, key);
+    }
+    return result;
+  }
+
+  /** {@link #write} whose outcome nobody awaits (a failure still stops the run). */
+  #queue(work: () => Promise<unknown>): void {
+    this.#write(work).catch(() => undefined);
+  }
+
+  /** Queues a store write after every earlier one; a failure stops the run. */
+  #write<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.#writes.then(work);
+    this.#writes = next.catch((e: unknown) => {
+      this.#halt({ kind: 'store', message: errorText(e) });
+    });
+    return next;
+  }
+
+  #refusal(name: string, key: string): ToolResult {
+    const stop = this.#stop;
+    if (stop?.kind === 'diverged') return failed(name, key, 'REPLAY_DIVERGED', stop.message);
+    if (stop?.kind === 'interrupted')
+      return failed(name, key, 'ABORTED', `the run was interrupted on call ${stop.call.name}`);
+    return failed(name, key, 'INTERNAL_ERROR', 'the durable run could not journal this call');
+  }
+
+  #halt(stop: Stop): void {
+    if (this.#stop !== undefined) return;
+    this.#stop = stop;
+    for (const wake of this.#waiting.values()) wake();
+    this.#waiting.clear();
+    this.#abort.abort(new Error(stop.kind));
+  }
+
+  /** A call arrived (or an answer is held): restart the stall clock while answers are held. */
+  #touch(): void {
+    if (this.#stall !== undefined) clearTimeout(this.#stall);
+    this.#stall = undefined;
+    if (this.#waiting.size === 0 && this.#unconsumed === 0) return;
+    this.#stall = setTimeout(() => {
+      if (this.#waiting.size === 0) return;
+      this.#halt({
+        kind: 'diverged',
+        message: `the program took another path on replay: ${this.#unconsumed} recorded call(s) were never made again (waited ${this.#stallMs} ms); nothing new was run`,
+      });
+    }, this.#stallMs);
+    this.#stall.unref();
+  }
+}
+
+function preview(args: unknown): string {
+  const text = JSON.stringify(args) ?? '';
+  return text.length > 120 ? `${text.slice(0, 120)}…` : text;
+}
+
+/** Loads what run `runId` recorded and returns the journal of its next life. */
+export async function openJournal(
+  store: JournalStore,
+  runId: string,
+  options: JournalOptions = {},
+): Promise<RunJournal> {
+  const [calls, values] = await Promise.all([store.listCalls(runId), store.listValues(runId)]);
+  const tape = {
+    clock: values.filter((v) => v.kind === 'date').map((v) => v.value),
+    random: values.filter((v) => v.kind === 'random').map((v) => v.value),
+  };
+  return new RunJournal(store, runId, { calls, tape }, options);
+}
+
+/**
+ * The execute middleware of durable runs (install once per runtime): just before the body of a
+ * durable run's nested call runs, its journal records it `started`, and the body waits for that
+ * write. Other calls pass straight through.
+ */
+export const durableCallsMiddleware: ExecuteMiddleware = async (ctx, next) => {
+  const parent = ctx.call.parentId;
+  const seam = parent === undefined ? undefined : durableSeamOf(parent);
+  if (seam?.bodyStarts === undefined) return next();
+  try {
+    await seam.bodyStarts(ctx.call.id);
+  } catch {
+    return {
+      ok: false,
+      code: 'INTERNAL_ERROR',
+      message: 'the durable run could not journal this call; it was not run',
+    };
+  }
+  return next();
+};
