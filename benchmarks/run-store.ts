@@ -106,7 +106,7 @@ async function main(): Promise<void> {
   console.log(`per-operation medians (N=${N}):`);
   for (const op of Object.keys(rows.pglite ?? {}))
     console.log(
-      `  ${op.padEnd(16)} pglite ${fmt(rows.pglite![op]!)}${rows.postgres ? `   postgres ${fmt(rows.postgres[op]!)}` : ''}`,
+      `  ${op.padEnd(16)} pglite ${fmt(rows.pglite[op]!)}${rows.postgres ? `   postgres ${fmt(rows.postgres[op]!)}` : ''}`,
     );
   // Wake-up latency of a decision made through another store object (another replica for PostgreSQL).
   const schema = `w_${Date.now()}`;

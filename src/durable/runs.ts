@@ -70,6 +70,11 @@ export interface RunManagerOptions {
   replicaId?: string | undefined;
   /** Takes and keeps the lease of a run this replica starts (see `Replica.hold`). @default none */
   hold?: ((runId: string) => Promise<Lease | undefined>) | undefined;
+  /**
+   * How often this replica re-reads the status of the runs it holds, to stop one cancelled through
+   * another replica. @default 1000
+   */
+  cancelPollMs?: number | undefined;
 }
 
 /** Starts, reads and cancels durable runs; also the link the parked approver reports to. */
@@ -128,6 +133,18 @@ export function createRunManager(options: RunManagerOptions): RunManager {
       .then((r) => r && store.appendEvent(run.id, 'status', { status }))
       .then((e) => e && events.emit(e))
       .catch(() => undefined));
+
+  // A cancel posted to another replica only changes the store: notice it and stop the run here.
+  const cancelWatch = setInterval(() => {
+    for (const run of local.values())
+      void store
+        .getRun(run.id)
+        .then((r) => {
+          if (r?.status === 'cancelled' && !run.controller.signal.aborted) run.controller.abort();
+        })
+        .catch(() => undefined);
+  }, options.cancelPollMs ?? 1000);
+  cancelWatch.unref();
 
   const offProgress = runtime.onProgress((callId, event) => {
     const run = byCall.get(callId);
@@ -307,7 +324,11 @@ export function createRunManager(options: RunManagerOptions): RunManager {
       const run = local.get(id);
       const updated = await store.updateRun(
         id,
-        { status: 'cancelled', ...(run ? {} : { finishedAt: Date.now(), owner: null }) },
+        // A run another replica holds is only marked: its holder notices, stops it and settles it.
+        {
+          status: 'cancelled',
+          ...(run || record.owner !== undefined ? {} : { finishedAt: Date.now() }),
+        },
         { status: ['queued', 'running', 'waiting-approval', 'interrupted'] },
       );
       if (run) {
@@ -337,6 +358,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
     onEvent: (listener) => events.on(listener),
     async close() {
       closing = true;
+      clearInterval(cancelWatch);
       offProgress();
       const runs = [...local.values()];
       for (const run of runs) run.controller.abort();
