@@ -15,6 +15,7 @@ import { PROMETHEUS_CONTENT_TYPE } from './prometheus.js';
 import { errorResponse, thrownResponse, type HttpEnv } from './respond.js';
 import { callRoutes } from './routes-calls.js';
 import { catalogRoutes } from './routes-catalog.js';
+import { consoleRoutes, type ConsoleOptions } from './console.js';
 
 /** Options of {@link createHttpApp}. */
 export interface HttpAppOptions {
@@ -33,6 +34,8 @@ export interface HttpAppOptions {
    * @default true when `apiKeys` is empty, else false
    */
   allowAnonymous?: boolean | undefined;
+  /** The web console at `/console` (static files; it acts only through `/v1`). @default off */
+  console?: ConsoleOptions | undefined;
 }
 
 /** The Hono app of the HTTP service. */
@@ -155,6 +158,7 @@ export function buildHttpApp(options: HttpAppOptions): HttpAppParts {
 
   callRoutes(app, { runtime, inflight, metrics });
   catalogRoutes(app, runtime);
+  if (options.console) consoleRoutes(app, options.console);
 
   app.notFound((c) => errorResponse(c, 'NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`));
   app.onError((err, c) => {
