@@ -5,6 +5,7 @@
 import { findJsonProblem, type JsonValue } from '../json.js';
 import type { AnyTool } from '../tools/resolve-tool.js';
 import { formatIssues } from '../tools/schema.js';
+import { pausableTimer, type PauseClock } from '../sandbox/pause-clock.js';
 import { compose, DoubleNextError } from './compose.js';
 import { bodyError, failure, type Outcome } from './outcome.js';
 import type { BodyOutcome, ExecuteContext, ExecuteMiddleware } from './types.js';
@@ -21,6 +22,8 @@ export interface BodyRun {
   signal: AbortSignal;
   timeoutMs: number;
   abortGraceMs: number;
+  /** A clock the time limit runs on (a run_code execution's: paused while a human decides). */
+  clock?: PauseClock | undefined;
 }
 
 /** A signal that never aborts, shared by calls that were given none (saves an AbortController per call). */
@@ -39,7 +42,7 @@ export function runBody(run: BodyRun): Promise<BodyOutcome> {
     const finish = (settlement: BodyOutcome): void => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      timer.cancel();
       clearTimeout(graceTimer);
       if (listens) run.signal.removeEventListener('abort', onAbort);
       resolve(settlement);
@@ -53,7 +56,7 @@ export function runBody(run: BodyRun): Promise<BodyOutcome> {
       controller.abort(run.signal.reason);
       if (!timedOut) graceThen(ABANDONED);
     };
-    const timer = setTimeout(() => {
+    const timer = pausableTimer(run.clock, run.timeoutMs, () => {
       if (settled) return;
       timedOut = true;
       controller.abort(new Error('tool time limit exceeded'));
@@ -65,7 +68,7 @@ export function runBody(run: BodyRun): Promise<BodyOutcome> {
       if (!bodyStarted) return finish(outcome);
       graceThen(outcome);
       void bodyStarted.then(() => finish(outcome));
-    }, run.timeoutMs);
+    });
     if (listens) {
       if (run.signal.aborted) onAbort();
       else run.signal.addEventListener('abort', onAbort, { once: true });

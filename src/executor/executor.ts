@@ -11,6 +11,7 @@ import type { ToolRegistry } from '../tools/registry.js';
 import { formatIssues } from '../tools/schema.js';
 import type { ContentBlock, OutcomeSummary, ToolContext } from '../tools/types.js';
 import type { Approver } from './approval.js';
+import type { PauseClock } from '../sandbox/pause-clock.js';
 import { checkOutput, runBody } from './body.js';
 import { admit, CallRecord, type Target } from './call.js';
 import type { EventBody, EventBus } from './events.js';
@@ -78,6 +79,14 @@ export class Executor {
   /** Installs hooks; returns a function that removes them. */
   use(hooks: Hooks): () => void {
     return this.#hooks.add(hooks);
+  }
+
+  /**
+   * The wall clock of the live run_code execution `token` stands for (paused while one of its
+   * nested calls waits for an approval); undefined for an unknown or settled token.
+   */
+  clockOf(token: unknown): PauseClock | undefined {
+    return this.#tokens.lookup(token)?.clock;
   }
 
   /** Live parent tokens (running run_code executions). */
@@ -155,6 +164,7 @@ export class Executor {
         approver: this.#approver,
         approvalTimeoutMs: this.#approvalTimeoutMs,
         emit: (event) => this.#emit(call, event),
+        pause: call.parent && (() => call.parent!.clock.pause()),
       },
       call.hookContext(!this.#hooks.empty),
       call.stages,
@@ -178,6 +188,7 @@ export class Executor {
     const run = (
       signal: AbortSignal,
       invoke: (signal: AbortSignal) => unknown,
+      clock?: PauseClock,
     ): Promise<BodyOutcome> =>
       runBody({
         name: target.tool.name,
@@ -187,14 +198,17 @@ export class Executor {
         signal,
         timeoutMs: target.tool.timeoutMs ?? this.#defaultTimeoutMs,
         abortGraceMs: this.#abortGraceMs,
+        clock,
       });
     let body: BodyOutcome;
     if (target.kind === 'transport') {
       const transport = mintTransport(this.#tokens, this.#maxParallel, call, call.signal);
       const parentToken = transport.token;
       try {
-        body = await run(transport.signal, (signal) =>
-          target.tool.execute(args, { ...base, signal, parentToken }),
+        body = await run(
+          transport.signal,
+          (signal) => target.tool.execute(args, { ...base, signal, parentToken }),
+          this.clockOf(parentToken),
         );
       } finally {
         await transport.settle();

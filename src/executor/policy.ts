@@ -17,6 +17,8 @@ export interface PolicyDeps {
   approvalTimeoutMs: number;
   /** Emits an event of this call. */
   emit(event: EventBody): void;
+  /** Pauses the parent execution's wall clock while the approver is asked (nested calls only). */
+  pause?: (() => () => void) | undefined;
 }
 
 const APPROVAL_DENIED = {
@@ -53,6 +55,7 @@ export async function decide(
   deps.emit({ type: 'approval/asked', message });
   const askedAt = performance.now();
   const { call } = ctx;
+  const resume = deps.pause?.();
   const outcome = await requestApproval(
     deps.approver,
     {
@@ -65,7 +68,7 @@ export async function decide(
     },
     signal,
     deps.approvalTimeoutMs,
-  );
+  ).finally(resume);
   deps.emit({ type: 'approval/decided', outcome, durationMs: performance.now() - askedAt });
   if (outcome === 'allowed-once') return live();
   if (signal.aborted)

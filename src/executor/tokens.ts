@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { ParentToken } from '../tools/types.js';
+import type { PauseClock } from '../sandbox/pause-clock.js';
 import type { NestedScheduler } from './scheduler.js';
 
 /** What a live token stands for. */
@@ -18,6 +19,8 @@ export interface ParentEntry {
   readonly inFlight: Set<Promise<unknown>>;
   /** The last caller signal joined with `signal` (see {@link joinedSignal}). */
   joined?: { readonly from: AbortSignal; readonly signal: AbortSignal } | undefined;
+  /** The execution's wall clock, paused while a nested call waits on a human. */
+  readonly clock: PauseClock;
 }
 
 /**

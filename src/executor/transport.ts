@@ -2,6 +2,7 @@
  * The life of one run_code execution as a parent: its token, its signal and its nested-call
  * scheduler, and what happens when it settles.
  */
+import { PauseClock } from '../sandbox/pause-clock.js';
 import { setMaxListeners } from 'node:events';
 import type { ParentToken } from '../tools/types.js';
 import { NestedScheduler } from './scheduler.js';
@@ -39,6 +40,7 @@ export function mintTransport(
     signal: run.signal,
     scheduler: new NestedScheduler(maxParallel),
     inFlight: new Set(),
+    clock: new PauseClock(),
   };
   const token = tokens.mint(entry);
   return {

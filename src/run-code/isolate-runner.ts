@@ -190,6 +190,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
         bindings: sdk.bindings,
         limits,
         signal: ctx.signal,
+        clock: ctx.clock,
         dispatch: async (tool, args, signal) => {
           const r = await dispatch(tool, args, signal);
           return r.ok

@@ -89,6 +89,7 @@ export function workerHost(options: WorkerPoolOptions, limits: SandboxLimits): P
             dispatch: request.dispatch,
             signal: request.signal,
             onLog: request.onLog,
+            clock: request.clock,
           });
           lastOutcome = outcome;
           return outcome;

@@ -60,6 +60,7 @@ export function createRunCodeTool(options: RunCodeToolOptions): ResolvedTool<Tra
           ),
         emit: (event) => options.onProgress?.(callId, event),
         sdk: () => options.sdkFor(scope),
+        clock: options.executor.clockOf(parentToken),
       });
     },
     render: (value: RunCodeValue) => renderRunValue(value),

@@ -4,6 +4,7 @@ import type { ToolResult } from '../executor/types.js';
 import type { ParentToken } from '../tools/types.js';
 import type { JsonValue } from '../json.js';
 import type { FailureKind } from '../sandbox/types.js';
+import type { PauseClock } from '../sandbox/pause-clock.js';
 
 /** One captured console line. */
 export interface LogLine {
@@ -64,6 +65,8 @@ export interface RunnerContext {
   emit(event: RunProgressEvent): void;
   /** The SDK of this run's scope (cached per catalog). */
   sdk(): ScopeSdk;
+  /** The run's wall clock, paused while a nested call waits on a human. @default never paused */
+  readonly clock?: PauseClock | undefined;
 }
 
 /** The SDK of a scope as a runner needs it. */

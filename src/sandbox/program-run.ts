@@ -170,6 +170,10 @@ export class ProgramRun {
     const cpuStart = sbx.cpuMs() ?? 0;
     let cpuLast = cpuStart;
     const wallStart = performance.now();
+    const clock = request.clock;
+    const pausedAtStart = clock?.pausedMs(wallStart) ?? 0;
+    const wallUsed = (now: number): number =>
+      clock ? clock.elapsed(wallStart, pausedAtStart, now) : now - wallStart;
     const watched = {
       check: (now: number): void => {
         if (sbx.isolate.isDisposed) {
@@ -181,7 +185,7 @@ export class ProgramRun {
         }
         cpuLast = sbx.cpuMs() ?? cpuLast;
         if (cpuLast - cpuStart > limits.cpuMs) this.kill('cpu');
-        else if (now - wallStart > limits.wallMs) this.kill('wall');
+        else if (wallUsed(now) > limits.wallMs) this.kill('wall');
       },
     };
     const onAbort = (): void => this.kill('aborted');
@@ -216,7 +220,7 @@ export class ProgramRun {
         if (raw !== undefined)
           await arrivals.waitFor(
             raw.sent,
-            Math.min(DRAIN_GRACE_MS, limits.wallMs - (performance.now() - wallStart)),
+            Math.min(DRAIN_GRACE_MS, limits.wallMs - wallUsed(performance.now())),
           );
       }
     } catch (e) {

@@ -1,5 +1,6 @@
 /** The public shapes of the sandbox: limits, requests, outcomes. */
 import type { JsonValue } from '../json.js';
+import type { PauseClock } from './pause-clock.js';
 
 /** Limits of one run. Every limit is enforced; each maps to a distinct failure. */
 export interface SandboxLimits {
@@ -145,6 +146,8 @@ export interface RunRequest {
   limits?: Partial<SandboxLimits> | undefined;
   /** Aborting it ends the run → kind `aborted`. */
   signal?: AbortSignal | undefined;
+  /** The run's wall clock: `wallMs` does not count the time it is paused (a human deciding). */
+  clock?: PauseClock | undefined;
   /**
    * Isolates serve runs of one partition only (the runtime passes the scope): an isolate that ran
    * a program of one partition is never handed to another, so nothing a program leaves in an

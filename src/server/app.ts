@@ -16,6 +16,8 @@ import { errorResponse, thrownResponse, type HttpEnv } from './respond.js';
 import { callRoutes } from './routes-calls.js';
 import { catalogRoutes } from './routes-catalog.js';
 import { consoleRoutes, type ConsoleOptions } from './console.js';
+import { runRoutes } from './routes-runs.js';
+import type { RunManager } from '../durable/runs.js';
 
 /** Options of {@link createHttpApp}. */
 export interface HttpAppOptions {
@@ -36,6 +38,8 @@ export interface HttpAppOptions {
   allowAnonymous?: boolean | undefined;
   /** The web console at `/console` (static files; it acts only through `/v1`). @default off */
   console?: ConsoleOptions | undefined;
+  /** Durable runs (`/v1/runs`, `/v1/approvals`); without it those routes are 404. @default none */
+  runs?: RunManager | undefined;
 }
 
 /** The Hono app of the HTTP service. */
@@ -58,6 +62,8 @@ const ROUTES = new Set([
   '/v1/tools',
   '/v1/sdk',
   '/v1/prompt',
+  '/v1/runs',
+  '/v1/approvals',
 ]);
 
 const scopeProblem = (runtime: Runtime, scope: string): string | undefined => {
@@ -159,6 +165,7 @@ export function buildHttpApp(options: HttpAppOptions): HttpAppParts {
   callRoutes(app, { runtime, inflight, metrics });
   catalogRoutes(app, runtime);
   if (options.console) consoleRoutes(app, options.console);
+  if (options.runs) runRoutes(app, { runs: options.runs });
 
   app.notFound((c) => errorResponse(c, 'NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`));
   app.onError((err, c) => {

@@ -5,6 +5,7 @@
  * trusted: messages are shape-checked, calls in flight and log bytes are bounded per run, and a
  * worker that breaks those bounds is killed.
  */
+import { pausableTimer, type PauseClock } from '../pause-clock.js';
 import type { ChildProcess } from 'node:child_process';
 import { setMaxListeners } from 'node:events';
 import type { JsonValue } from '../../json.js';
@@ -34,6 +35,8 @@ export interface WorkerRun {
   dispatch: Dispatch;
   signal?: AbortSignal | undefined;
   onLog?: ((entry: LogEntry) => void) | undefined;
+  /** The run's wall clock (paused while a nested call waits on a human). */
+  clock?: PauseClock | undefined;
 }
 
 /** Extra wall time past a run's own limit before the host kills its worker. */
@@ -232,7 +235,12 @@ export class WorkerHandle {
         cpuAtStart: this.lastCpuMs,
       };
       this.active = run;
-      const wall = setTimeout(() => this.kill('wall'), request.limits.wallMs + WALL_GRACE_MS);
+      const wall = pausableTimer(
+        request.clock,
+        request.limits.wallMs + WALL_GRACE_MS,
+        () => this.kill('wall'),
+        (paused) => this.send({ t: 'pause', id, paused }),
+      );
       let abortTimer: NodeJS.Timeout | undefined;
       const onAbort = (): void => {
         this.send({ t: 'abort', id });
@@ -241,7 +249,7 @@ export class WorkerHandle {
       request.signal?.addEventListener('abort', onAbort, { once: true });
       run.settle = () => {
         run.settle = () => {};
-        clearTimeout(wall);
+        wall.cancel();
         if (abortTimer !== undefined) clearTimeout(abortTimer);
         request.signal?.removeEventListener('abort', onAbort);
         controller.abort(RUN_ENDED);

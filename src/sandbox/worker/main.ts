@@ -4,6 +4,7 @@
  * that a hostile program can crash, pin or bloat — the transpiler's native parser, V8 itself, ICU,
  * array buffers — lives in this process; the host kills and replaces it when it misbehaves.
  */
+import { PauseClock } from '../pause-clock.js';
 import './flags.js';
 import { setCatastrophicErrorHandler } from '../sandbox-isolate.js';
 import { SandboxPool } from '../pool.js';
@@ -73,7 +74,13 @@ function treeOf(message: HostMessage & { t: 'run' }): SandboxBinding[] | undefin
 /** Runs in progress: their abort controllers and unanswered binding calls. */
 const runs = new Map<
   number,
-  { controller: AbortController; calls: Map<number, (result: DispatchResult) => void> }
+  {
+    controller: AbortController;
+    calls: Map<number, (result: DispatchResult) => void>;
+    /** The run's wall clock, paused while the host says a nested call waits on a human. */
+    clock: PauseClock;
+    resume: (() => void) | undefined;
+  }
 >();
 
 function transpile(id: number, code: string): void {
@@ -120,7 +127,8 @@ async function run(message: HostMessage & { t: 'run' }): Promise<void> {
   }
   const controller = new AbortController();
   const calls = new Map<number, (result: DispatchResult) => void>();
-  runs.set(id, { controller, calls });
+  const clock = new PauseClock();
+  runs.set(id, { controller, calls, clock, resume: undefined });
   let nextCall = 0;
   try {
     const outcome = await pool.run({
@@ -130,6 +138,7 @@ async function run(message: HostMessage & { t: 'run' }): Promise<void> {
       limits: message.limits,
       partition: message.partition,
       signal: controller.signal,
+      clock,
       onLog: (entry) => send({ t: 'log', id, entry }),
       dispatch: (tool, args, signal) =>
         new Promise<DispatchResult>((resolve) => {
@@ -171,6 +180,16 @@ process.on('message', (raw: unknown) => {
     case 'abort':
       runs.get(message.id)?.controller.abort();
       return;
+    case 'pause': {
+      const r = runs.get(message.id);
+      if (!r) return;
+      if (message.paused) r.resume ??= r.clock.pause();
+      else {
+        r.resume?.();
+        r.resume = undefined;
+      }
+      return;
+    }
   }
 });
 

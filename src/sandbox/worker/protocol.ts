@@ -48,7 +48,9 @@ export type HostMessage =
       partition: string;
     }
   | { t: 'reply'; id: number; call: number; result: DispatchResult }
-  | { t: 'abort'; id: number };
+  | { t: 'abort'; id: number }
+  /** The run's wall clock stops (a nested call waits on a human) or runs again. */
+  | { t: 'pause'; id: number; paused: boolean };
 
 /** The verdict of a transpile: diagnostics in the program's own coordinates when it failed. */
 export type TranspileReply =

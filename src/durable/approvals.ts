@@ -1,0 +1,79 @@
+/**
+ * The parked approver: an `ask` of a nested call inside a durable run becomes a pending approval in
+ * the store, answered later by a human over HTTP (any replica), or by a time-out (`unavailable`).
+ * Asks outside a durable run go to the fallback approver (or fail closed).
+ */
+import { randomUUID } from 'node:crypto';
+import type { ApprovalOutcome, ApprovalRequest, Approver } from '../executor/approval.js';
+import type { ApprovalRecord, RunStore } from './store.js';
+
+/** What the approver learns about the run an ask belongs to, and tells it. */
+export interface ParkedRunLink {
+  /** The durable run of a run_code call id (the ask's `parentId`) in `scope`; undefined for other calls. */
+  runOf(parentId: string, scope: string): string | undefined;
+  /** An approval was parked (the run now waits for a human). */
+  asked(approval: ApprovalRecord): void;
+  /** A parked approval was settled (by a human, the time-out or a cancel). */
+  settled(approval: ApprovalRecord): void;
+}
+
+/** Options of {@link createParkedApprover}. */
+export interface ParkedApproverOptions {
+  store: RunStore;
+  link: ParkedRunLink;
+  /** Asks of calls outside durable runs. @default none: they are `unavailable` */
+  fallback?: Approver | undefined;
+  /** How long a parked approval waits for a human before it settles `unavailable`. @default 86400000 (24 h) */
+  timeoutMs?: number | undefined;
+}
+
+const TO_OUTCOME: Record<string, ApprovalOutcome> = {
+  'allowed-once': 'allowed-once',
+  rejected: 'rejected',
+  cancelled: 'cancelled',
+  unavailable: 'unavailable',
+};
+
+/** The parked approver. Never rejects: a store failure is `unavailable`. */
+export function createParkedApprover(options: ParkedApproverOptions): Approver {
+  const { store, link } = options;
+  const timeoutMs = options.timeoutMs ?? 86_400_000;
+  return async (request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalOutcome> => {
+    const runId =
+      request.parentId === undefined ? undefined : link.runOf(request.parentId, request.scope);
+    if (runId === undefined)
+      return options.fallback ? options.fallback(request, signal) : 'unavailable';
+    let parked: ApprovalRecord;
+    try {
+      parked = await store.createApproval({
+        id: `apr_${randomUUID()}`,
+        runId,
+        callKey: request.callId,
+        tool: request.name,
+        args: request.args,
+        scope: request.scope,
+        reason: request.messages.filter((m) => m.length > 0).join('\n'),
+      });
+    } catch {
+      return 'unavailable';
+    }
+    link.asked(parked);
+    let final: ApprovalRecord | undefined = parked;
+    try {
+      const seen = await store.waitForDecision(parked.id, { signal, timeoutMs });
+      final = seen;
+      if (seen?.status === 'pending') {
+        // Nobody decided: the call was aborted (the run ended or was cancelled), or time ran out.
+        const status = signal.aborted ? 'cancelled' : 'unavailable';
+        final =
+          (await store.decideApproval(parked.id, status, 'isocode')) ??
+          (await store.getApproval(parked.id));
+      }
+    } catch {
+      final = { ...parked, status: 'unavailable' };
+    }
+    const settled = final ?? { ...parked, status: 'unavailable' as const };
+    link.settled(settled);
+    return TO_OUTCOME[settled.status] ?? 'unavailable';
+  };
+}

@@ -1,0 +1,184 @@
+/**
+ * Durable runs over HTTP: `POST /v1/runs` (start in the background, 202), `GET /v1/runs/:id`,
+ * `GET /v1/runs/:id/events` (SSE, resumable with `Last-Event-ID`), `POST /v1/runs/:id/cancel`, and
+ * the approvals: `GET /v1/approvals`, `GET /v1/runs/:id/approvals`, `POST /v1/approvals/:id` and the
+ * batch `POST /v1/approvals`. A run or approval of another scope is 404, exactly like an unknown one.
+ */
+import type { Context, Hono } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import { z } from 'zod';
+import type { RunManager } from '../durable/runs.js';
+import { isFinalStatus, type ApprovalRecord, type RunEvent } from '../durable/store.js';
+import { IsocodeError } from '../index.js';
+import { parseBody } from './body.js';
+import { errorResponse, type HttpEnv } from './respond.js';
+
+/** What the run routes need. */
+export interface RunRoutesDeps {
+  runs: RunManager;
+  /** How often an event stream re-reads the store for events appended by other replicas. @default 500 */
+  eventPollMs?: number | undefined;
+  /** Interval of SSE keep-alive comments. @default 15000 */
+  ssePingMs?: number | undefined;
+}
+
+const startBody = z.strictObject({
+  code: z.string().min(1, 'code must not be empty').max(100_000),
+  description: z.string().min(1).max(200).optional(),
+});
+const decision = z.enum(['allowed-once', 'rejected']);
+const decideBody = z.strictObject({ decision });
+const batchBody = z.strictObject({
+  decisions: z
+    .array(z.strictObject({ id: z.string().min(1).max(200), decision }))
+    .min(1)
+    .max(100),
+});
+
+const notFound = (c: Context<HttpEnv>, what: string): Response =>
+  errorResponse(c, 'NOT_FOUND', `no ${what} with this id in your scope`);
+
+/** The id after which to resume: `Last-Event-ID`, else `?after=`, else 0. */
+function resumeAfter(c: Context<HttpEnv>): number {
+  const raw = c.req.header('last-event-id') ?? c.req.query('after') ?? '0';
+  const n = Number(raw);
+  return Number.isSafeInteger(n) && n >= 0 ? n : 0;
+}
+
+/** Installs the durable-run and approval routes. */
+export function runRoutes(app: Hono<HttpEnv>, deps: RunRoutesDeps): void {
+  const { runs } = deps;
+  const { store } = runs;
+  const who = (c: Context<HttpEnv>): string => `http:${c.get('scope')}:${c.get('requestId')}`;
+
+  app.post('/v1/runs', async (c) => {
+    const body = await parseBody(c.req, startBody);
+    const handle = await runs.start({
+      code: body.code,
+      description: body.description,
+      scope: c.get('scope'),
+    });
+    return c.json({ id: handle.id, status: (await handle.view()).status }, 202, {
+      Location: `/v1/runs/${handle.id}`,
+    });
+  });
+
+  app.get('/v1/runs/:id', async (c) => {
+    const view = await runs.get(c.req.param('id'), c.get('scope'));
+    return view ? c.json(view) : notFound(c, 'run');
+  });
+
+  app.post('/v1/runs/:id/cancel', async (c) => {
+    const view = await runs.cancel(c.req.param('id'), c.get('scope'));
+    return view ? c.json(view) : notFound(c, 'run');
+  });
+
+  app.get('/v1/runs/:id/approvals', async (c) => {
+    const id = c.req.param('id');
+    if (!(await store.getRun(id, c.get('scope')))) return notFound(c, 'run');
+    return c.json({ approvals: await store.listApprovals({ runId: id, scope: c.get('scope') }) });
+  });
+
+  app.get('/v1/approvals', async (c) => {
+    const all = c.req.query('status') === 'all';
+    const approvals = await store.listApprovals({
+      scope: c.get('scope'),
+      ...(all ? {} : { status: ['pending'] as const }),
+    });
+    return c.json({ approvals });
+  });
+
+  const decide = async (
+    id: string,
+    status: 'allowed-once' | 'rejected',
+    c: Context<HttpEnv>,
+  ): Promise<{ approval: ApprovalRecord; applied: boolean } | undefined> => {
+    const scope = c.get('scope');
+    const decided = await store.decideApproval(id, status, who(c), scope);
+    if (decided) return { approval: decided, applied: true };
+    const existing = await store.getApproval(id, scope);
+    return existing && { approval: existing, applied: false };
+  };
+
+  app.post('/v1/approvals/:id', async (c) => {
+    const body = await parseBody(c.req, decideBody);
+    const out = await decide(c.req.param('id'), body.decision, c);
+    return out ? c.json(out) : notFound(c, 'approval');
+  });
+
+  app.post('/v1/approvals', async (c) => {
+    const body = await parseBody(c.req, batchBody);
+    const ids = body.decisions.map((d) => d.id);
+    if (new Set(ids).size !== ids.length)
+      throw new IsocodeError('BAD_REQUEST', 'an approval is listed twice in the batch');
+    const results = await Promise.all(
+      body.decisions.map(async (d) => {
+        const out = await decide(d.id, d.decision, c);
+        return out
+          ? { id: d.id, ...out }
+          : {
+              id: d.id,
+              error: { code: 'NOT_FOUND', message: 'no approval with this id in your scope' },
+            };
+      }),
+    );
+    return c.json({ results });
+  });
+
+  app.get('/v1/runs/:id/events', async (c) => {
+    const id = c.req.param('id');
+    const scope = c.get('scope');
+    if (!(await store.getRun(id, scope))) return notFound(c, 'run');
+    let after = resumeAfter(c);
+    c.header('X-Accel-Buffering', 'no');
+    return streamSSE(c, async (stream) => {
+      const signal = c.get('signal');
+      let wake: () => void = () => undefined;
+      const off = runs.onEvent((e: RunEvent) => {
+        if (e.runId === id) wake();
+      });
+      const ping = setInterval(() => {
+        void stream.write(': ping\n\n').catch(() => undefined);
+      }, deps.ssePingMs ?? 15_000);
+      ping.unref();
+      try {
+        for (;;) {
+          const batch = await store.listEvents(id, after, 500);
+          for (const e of batch) {
+            await stream.writeSSE({
+              id: String(e.seq),
+              event: e.type,
+              data: JSON.stringify(e.data),
+            });
+            after = e.seq;
+          }
+          if (batch.some((e) => e.type === 'result')) return;
+          if (batch.length === 0) {
+            const run = await store.getRun(id, scope);
+            if (!run || (isFinalStatus(run.status) && run.finishedAt !== undefined)) {
+              // Settled with nothing left to send (its result event, if any, was before `after`).
+              const rest = await store.listEvents(id, after, 1);
+              if (rest.length === 0) return;
+              continue;
+            }
+            if (signal.aborted || stream.aborted) return;
+            await new Promise<void>((resolve) => {
+              const timer = setTimeout(done, deps.eventPollMs ?? 500);
+              function done(): void {
+                clearTimeout(timer);
+                signal.removeEventListener('abort', done);
+                resolve();
+              }
+              wake = done;
+              signal.addEventListener('abort', done, { once: true });
+            });
+          }
+          if (signal.aborted || stream.aborted) return;
+        }
+      } finally {
+        off();
+        clearInterval(ping);
+      }
+    });
+  });
+}

@@ -1,0 +1,277 @@
+/** Durable runs through the HTTP service: background runs, events, cancel, scopes, approvals that wait. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineTool } from '../../src/index.js';
+import { createDurableRuntime, type DurableRuntime } from '../../src/durable/index.js';
+import { buildHttpApp, type HttpApp } from '../../src/server/app.js';
+import { storeKinds } from './stores.js';
+
+const KEY_A = 'key-alpha-0123456789abcdef';
+const KEY_B = 'key-beta-0123456789abcdef';
+const pglite = storeKinds()[0]!;
+
+let runtime: DurableRuntime;
+let app: HttpApp;
+const ran: string[] = [];
+
+const request = (key: string, path: string, init: RequestInit = {}): Promise<Response> =>
+  Promise.resolve(
+    app.request(path, {
+      ...init,
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        ...init.headers,
+      },
+    }),
+  );
+const post = (key: string, path: string, body: unknown): Promise<Response> =>
+  request(key, path, { method: 'POST', body: JSON.stringify(body) });
+const json = async <T = Record<string, unknown>>(r: Response | Promise<Response>): Promise<T> =>
+  (await (await r).json()) as T;
+
+/** Polls `probe` until it returns a value (no timing is asserted: the limit is generous). */
+async function until<T>(probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error('condition not reached');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+const runIn = async (id: string, status: string, key = KEY_A): Promise<Record<string, unknown>> =>
+  until(async () => {
+    const view = await json(request(key, `/v1/runs/${id}`));
+    return view.status === status ? view : undefined;
+  });
+const start = async (code: string): Promise<string> => {
+  const r = await post(KEY_A, '/v1/runs', { code, description: 'test run' });
+  expect(r.status).toBe(202);
+  const body = await json<{ id: string; status: string }>(r);
+  expect(body.status).toBe('running');
+  return body.id;
+};
+interface Approval {
+  id: string;
+  runId: string;
+  tool: string;
+  args: unknown;
+  status: string;
+  reason: string;
+}
+const pendingOf = (runId: string, n: number): Promise<Approval[]> =>
+  until(async () => {
+    const { approvals } = await json<{ approvals: Approval[] }>(
+      request(KEY_A, `/v1/runs/${runId}/approvals`),
+    );
+    const pending = approvals.filter((a) => a.status === 'pending');
+    return pending.length === n ? pending : undefined;
+  });
+
+/** The SSE events of a response body: id, event and parsed data. */
+function parseSse(text: string): { id: number; event: string; data: unknown }[] {
+  return text
+    .split('\n\n')
+    .filter((block) => block.includes('data:'))
+    .map((block) => {
+      const field = (name: string): string =>
+        block
+          .split('\n')
+          .find((l) => l.startsWith(`${name}:`))
+          ?.slice(name.length + 1)
+          .trim() ?? '';
+      return {
+        id: Number(field('id')),
+        event: field('event'),
+        data: JSON.parse(field('data')) as unknown,
+      };
+    });
+}
+
+beforeAll(async () => {
+  runtime = await createDurableRuntime({
+    store: await pglite.open({ pollMs: 100 }),
+    scopes: { alpha: { mode: 'code' }, beta: { mode: 'code' } },
+    codeMode: { limits: { wallMs: 2_000 } },
+    tools: [
+      defineTool({
+        name: 'kv.put',
+        description: 'Stores a value.',
+        input: z.object({ key: z.string(), value: z.string() }),
+        output: z.object({ ok: z.boolean() }),
+        execute: ({ key }: { key: string }) => {
+          ran.push(`put:${key}`);
+          return { ok: true };
+        },
+      }),
+      defineTool({
+        name: 'kv.delete',
+        description: 'Deletes a key (asks a human first).',
+        input: z.object({ key: z.string() }),
+        output: z.object({ deleted: z.string() }),
+        isConcurrencySafe: true,
+        execute: ({ key }: { key: string }) => {
+          ran.push(`delete:${key}`);
+          return { deleted: key };
+        },
+      }),
+    ],
+    hooks: {
+      preExecute: (ctx) =>
+        ctx.call.name === 'kv.delete' ? { action: 'ask', message: 'deletes data' } : undefined,
+    },
+  });
+  app = buildHttpApp({
+    runtime,
+    defaultScope: 'alpha',
+    apiKeys: [
+      { key: KEY_A, scope: 'alpha' },
+      { key: KEY_B, scope: 'beta' },
+    ],
+    runs: runtime.runs,
+  }).app;
+}, 120_000);
+afterAll(async () => {
+  await runtime?.close();
+  await pglite.close();
+});
+
+describe('durable runs over HTTP', () => {
+  it('runs a program in the background; the run shows its calls and result', async () => {
+    const id = await start(`await tools.kv.put({ key: 'bg', value: 'v' }); return 42;`);
+    const view = await runIn(id, 'succeeded');
+    expect(view.calls).toEqual([{ name: 'kv.put', ok: true }]);
+    expect(view.result).toMatchObject({ ok: true, value: { result: 42 } });
+    expect(ran).toContain('put:bg');
+  });
+
+  it('streams events with ids, resumable with Last-Event-ID', async () => {
+    const id = await start(
+      `console.log('hello'); await tools.kv.put({ key: 'ev', value: 'v' }); return 1;`,
+    );
+    const all = parseSse(await (await request(KEY_A, `/v1/runs/${id}/events`)).text());
+    expect(all.map((e) => e.id)).toEqual(all.map((_, i) => i + 1));
+    expect(all.map((e) => e.event)).toEqual(
+      expect.arrayContaining(['status', 'log', 'call-start', 'call-end', 'result']),
+    );
+    expect(all.at(-1)?.event).toBe('result');
+    const cut = 2;
+    const rest = parseSse(
+      await (
+        await request(KEY_A, `/v1/runs/${id}/events`, { headers: { 'last-event-id': String(cut) } })
+      ).text(),
+    );
+    expect(rest).toEqual(all.slice(cut));
+  });
+
+  it("hides a scope's runs and approvals from other scopes' keys (404, not 403)", async () => {
+    const id = await start(`return await tools.kv.delete({ key: 'hidden' });`);
+    const [approval] = await pendingOf(id, 1);
+    expect((await request(KEY_B, `/v1/runs/${id}`)).status).toBe(404);
+    expect((await request(KEY_B, `/v1/runs/${id}/events`)).status).toBe(404);
+    expect((await request(KEY_B, `/v1/runs/${id}/approvals`)).status).toBe(404);
+    expect((await post(KEY_B, `/v1/runs/${id}/cancel`, {})).status).toBe(404);
+    expect(await json(request(KEY_B, '/v1/approvals'))).toEqual({ approvals: [] });
+    expect(
+      (await post(KEY_B, `/v1/approvals/${approval!.id}`, { decision: 'allowed-once' })).status,
+    ).toBe(404);
+    expect((await request(KEY_A, '/v1/runs/run_nope')).status).toBe(404);
+    // still pending for its own scope
+    expect((await runIn(id, 'waiting-approval')).pendingApprovals).toBe(1);
+    await post(KEY_A, `/v1/approvals/${approval!.id}`, { decision: 'rejected' });
+    await runIn(id, 'failed');
+    expect(ran).not.toContain('delete:hidden');
+  });
+
+  it('parks an ask as a pending approval; a decision lets the run finish', async () => {
+    const id = await start(`return await tools.kv.delete({ key: 'one' });`);
+    const [approval] = await pendingOf(id, 1);
+    expect(approval).toMatchObject({
+      runId: id,
+      tool: 'kv.delete',
+      args: { key: 'one' },
+      reason: 'deletes data',
+    });
+    const listed = await json<{ approvals: Approval[] }>(request(KEY_A, '/v1/approvals'));
+    expect(listed.approvals.map((a) => a.id)).toContain(approval!.id);
+    await runIn(id, 'waiting-approval');
+    const decided = await json(
+      post(KEY_A, `/v1/approvals/${approval!.id}`, { decision: 'allowed-once' }),
+    );
+    expect(decided).toMatchObject({ applied: true, approval: { status: 'allowed-once' } });
+    const view = await runIn(id, 'succeeded');
+    expect(view.result).toMatchObject({ value: { result: { deleted: 'one' } } });
+    expect(ran.filter((r) => r === 'delete:one')).toHaveLength(1);
+    // a second decision changes nothing
+    expect(
+      await json(post(KEY_A, `/v1/approvals/${approval!.id}`, { decision: 'rejected' })),
+    ).toMatchObject({
+      applied: false,
+      approval: { status: 'allowed-once' },
+    });
+    const events = parseSse(await (await request(KEY_A, `/v1/runs/${id}/events`)).text());
+    expect(
+      events
+        .filter((e) => e.event === 'approval')
+        .map((e) => (e.data as { status: string }).status),
+    ).toEqual(['pending', 'allowed-once']);
+    expect(
+      events.filter((e) => e.event === 'status').map((e) => (e.data as { status: string }).status),
+    ).toEqual(['running', 'waiting-approval', 'running']);
+  });
+
+  it('Promise.all of three asks: all three pending together, decided in one batch', async () => {
+    const id = await start(`
+      const r = await Promise.allSettled(['x', 'y', 'z'].map((key) => tools.kv.delete({ key })));
+      return r.map((s) => s.status);`);
+    const pending = await pendingOf(id, 3);
+    expect(pending.map((a) => (a.args as { key: string }).key).sort()).toEqual(['x', 'y', 'z']);
+    const byKey = new Map(pending.map((a) => [(a.args as { key: string }).key, a.id]));
+    const batch = await json<{ results: { id: string; applied?: boolean }[] }>(
+      post(KEY_A, '/v1/approvals', {
+        decisions: [
+          { id: byKey.get('x'), decision: 'allowed-once' },
+          { id: byKey.get('y'), decision: 'rejected' },
+          { id: byKey.get('z'), decision: 'allowed-once' },
+        ],
+      }),
+    );
+    expect(batch.results.map((r) => r.applied)).toEqual([true, true, true]);
+    const view = await runIn(id, 'succeeded');
+    expect(view.result).toMatchObject({
+      value: { result: ['fulfilled', 'rejected', 'fulfilled'] },
+    });
+    expect(ran.filter((r) => /^delete:[xyz]$/.test(r)).sort()).toEqual(['delete:x', 'delete:z']);
+  });
+
+  it('cancels a run waiting for approval; its approval is cancelled', async () => {
+    const id = await start(`return await tools.kv.delete({ key: 'never' });`);
+    const [approval] = await pendingOf(id, 1);
+    const view = await json(post(KEY_A, `/v1/runs/${id}/cancel`, {}));
+    expect(view.status).toBe('cancelled');
+    const after = await json<{ approvals: Approval[] }>(request(KEY_A, `/v1/runs/${id}/approvals`));
+    expect(after.approvals.find((a) => a.id === approval!.id)?.status).toBe('cancelled');
+    expect(ran).not.toContain('delete:never');
+    expect((await json(request(KEY_A, `/v1/runs/${id}`))).status).toBe('cancelled');
+  });
+
+  it('a run with a 2 s wall limit waits 5 s for an approval, then succeeds', async () => {
+    const id = await start(`
+      await tools.kv.put({ key: 'before', value: 'v' });
+      const r = await tools.kv.delete({ key: 'slow' });
+      return r.deleted;`);
+    const [approval] = await pendingOf(id, 1);
+    await new Promise((r) => setTimeout(r, 5_000));
+    expect((await json(request(KEY_A, `/v1/runs/${id}`))).status).toBe('waiting-approval');
+    await post(KEY_A, `/v1/approvals/${approval!.id}`, { decision: 'allowed-once' });
+    const view = await runIn(id, 'succeeded');
+    expect(view.result).toMatchObject({ ok: true, value: { result: 'slow' } });
+  }, 30_000);
+
+  it('a program that overruns its wall limit without a human wait still fails', async () => {
+    const id = await start(`await new Promise(() => {}); return 1;`);
+    const view = await runIn(id, 'failed');
+    expect(JSON.stringify(view.error)).toMatch(/wall-clock limit/);
+  }, 30_000);
+});
