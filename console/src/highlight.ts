@@ -84,9 +84,8 @@ export function tokenize(source: string): Token[] {
     if (kind !== 'space' && kind !== 'comment') lastSignificant = out[out.length - 1];
   };
 
-  /** Reads template text from `i` (just after a backtick or a closing `}`) to a backtick or `${`. */
-  const templateText = (): void => {
-    const start = i;
+  /** Reads template text from `start` (a backtick or a closing `}`; `i` just after it) to a backtick or `${`. */
+  const templateText = (start: number): void => {
     while (i < s.length) {
       const c = s[i]!;
       if (c === '\\') i += 2;
@@ -134,10 +133,11 @@ export function tokenize(source: string): Token[] {
       push('string', s.slice(start, i));
     } else if (c === '`') {
       i++;
-      templateText();
+      templateText(start);
     } else if (c === '}' && templates.length > 0 && templates[templates.length - 1] === 0) {
       templates.pop();
-      templateText();
+      i++;
+      templateText(start);
     } else if (isDigit(c) || (c === '.' && isDigit(next))) {
       i++;
       while (i < s.length && /[0-9A-Za-z_.]/.test(s[i]!)) {
