@@ -140,6 +140,19 @@ export function runView(ctx: ViewContext, id: string): View {
       );
       return;
     }
+    // A running call whose tool has a pending approval is waiting on a human (latest calls first).
+    const waiting = new Map<string, number>();
+    for (const a of approvals)
+      if (a.status === 'pending') waiting.set(a.tool, (waiting.get(a.tool) ?? 0) + 1);
+    const state = calls.map(() => '');
+    for (let i = calls.length - 1; i >= 0; i--) {
+      const c = calls[i]!;
+      const n = waiting.get(c.name) ?? 0;
+      if (c.state === 'running' && n > 0) {
+        state[i] = 'waiting-approval';
+        waiting.set(c.name, n - 1);
+      }
+    }
     replace(
       timeline,
       calls.map((c, i) =>
@@ -156,11 +169,13 @@ export function runView(ctx: ViewContext, id: string): View {
           h(
             'td',
             {},
-            c.state === 'running'
-              ? h('span', { class: 'badge status-running' }, 'running')
-              : c.state === 'ok'
-                ? h('span', { class: 'badge status-succeeded' }, 'ok')
-                : h('span', { class: 'badge status-failed' }, c.code ?? 'error'),
+            state[i] === 'waiting-approval'
+              ? h('span', { class: 'badge status-waiting-approval' }, 'waiting for approval')
+              : c.state === 'running'
+                ? h('span', { class: 'badge status-running' }, 'running')
+                : c.state === 'ok'
+                  ? h('span', { class: 'badge status-succeeded' }, 'ok')
+                  : h('span', { class: 'badge status-failed' }, c.code ?? 'error'),
           ),
           h('td', { class: 'num' }, formatDuration(c.durationMs)),
           h('td', { class: 'muted' }, c.parent ?? 'run_code'),
@@ -204,6 +219,7 @@ export function runView(ctx: ViewContext, id: string): View {
   };
 
   const drawApprovals = (): void => {
+    drawTimeline();
     replace(
       approvalsBox,
       approvals.length === 0
