@@ -1,5 +1,6 @@
 /** The service's options from a loaded isocode config (what `isocode serve` starts from). */
 import type { Runtime } from '../index.js';
+import type { RunManager } from '../durable/runs.js';
 import { resolveApiKeys } from '../sources/config.js';
 import type { IsocodeConfig } from '../sources/config-types.js';
 import type { HttpServerOptions } from './serve.js';
@@ -10,12 +11,18 @@ import type { HttpServerOptions } from './serve.js';
  * @throws IsocodeError INVALID_CONFIG when a `keyEnv` variable is unset.
  */
 export function httpOptionsFromConfig(
-  opened: { runtime: Runtime; config: IsocodeConfig; defaultScope: string },
+  opened: {
+    runtime: Runtime;
+    config: IsocodeConfig;
+    defaultScope: string;
+    runs?: RunManager | undefined;
+  },
   env: NodeJS.ProcessEnv = process.env,
 ): HttpServerOptions {
   const { server } = opened.config;
   return {
     runtime: opened.runtime,
+    runs: opened.runs,
     defaultScope: opened.defaultScope,
     apiKeys: resolveApiKeys(opened.config, env),
     maxBodyBytes: server.maxBodyBytes,

@@ -98,6 +98,25 @@ export const topLevelSchema = z.strictObject({
   maxParallelSubCalls: int(1, 1000).default(10),
   defaultTimeoutMs: int(1).default(60_000),
   audit: z.strictObject({ path: nonEmpty }).optional(),
+  store: z
+    .strictObject({
+      url: z
+        .string()
+        .regex(/^postgres(ql)?:\/\//, 'must start with postgres://')
+        .optional(),
+      urlEnv: nonEmpty.optional(),
+      path: nonEmpty.optional(),
+      schema: z
+        .string()
+        .regex(/^[A-Za-z_][A-Za-z0-9_]{0,47}$/)
+        .optional(),
+      approvalTimeoutMs: int(1).optional(),
+    })
+    .refine(
+      (s) => [s.url, s.urlEnv, s.path].filter((v) => v !== undefined).length <= 1,
+      'give at most one of url, urlEnv (PostgreSQL) and path (embedded)',
+    )
+    .optional(),
   server: serverSchema.default({
     host: '127.0.0.1',
     port: 8787,

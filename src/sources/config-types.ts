@@ -122,6 +122,24 @@ export interface AuditConfig {
   path: string;
 }
 
+/**
+ * The run store of durable runs (`/v1/runs`, approvals that wait). Without a `store` section
+ * durable runs are off. `{}` is an in-memory embedded store; `path` an embedded store on disk;
+ * `url` / `urlEnv` a PostgreSQL server shared by replicas.
+ */
+export interface StoreConfig {
+  /** `postgres://…` (prefer `urlEnv` when it holds a password). */
+  url: string | undefined;
+  /** An environment variable holding the PostgreSQL url, read at start. */
+  urlEnv: string | undefined;
+  /** A data directory for the embedded store. Absolute. */
+  path: string | undefined;
+  /** The schema of the tables. @default "isocode" */
+  schema: string | undefined;
+  /** How long a parked approval waits for a human. @default 86400000 */
+  approvalTimeoutMs: number | undefined;
+}
+
 /** An API key given literally in the config. */
 export interface LiteralApiKeyConfig {
   /** The bearer token. */
@@ -183,6 +201,8 @@ export interface IsocodeConfig {
   defaultTimeoutMs: number;
   /** Audit log. @default undefined (no audit file) */
   audit: AuditConfig | undefined;
+  /** Durable runs' store. @default undefined (durable runs off) */
+  store: StoreConfig | undefined;
   /** The HTTP service. */
   server: ServerConfig;
 }

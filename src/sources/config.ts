@@ -258,6 +258,16 @@ export function parseConfig(
     maxParallelSubCalls: top.maxParallelSubCalls,
     defaultTimeoutMs: top.defaultTimeoutMs,
     audit: top.audit === undefined ? undefined : { path: resolve(dir, top.audit.path) },
+    store:
+      top.store === undefined
+        ? undefined
+        : {
+            url: top.store.url,
+            urlEnv: top.store.urlEnv,
+            path: top.store.path === undefined ? undefined : resolve(dir, top.store.path),
+            schema: top.store.schema,
+            approvalTimeoutMs: top.store.approvalTimeoutMs,
+          },
     server: {
       host: top.server.host,
       port: top.server.port,

@@ -3,6 +3,10 @@
  * runtime with the configured scopes, limits and audit. The CLI, the HTTP service and the MCP
  * server all start here.
  */
+import { IsocodeError } from '../errors.js';
+import { createDurableRuntime, type DurableRuntime } from '../durable/index.js';
+import type { RunManager } from '../durable/runs.js';
+import type { StoreConfig } from './config-types.js';
 import {
   createRuntime,
   DEFAULT_SCOPE,
@@ -33,6 +37,8 @@ export interface OpenRuntimeOptions {
 /** A runtime opened from a config, with its sources. */
 export interface OpenedRuntime {
   runtime: Runtime;
+  /** Durable runs, when the config has a `store` section. */
+  runs: RunManager | undefined;
   config: IsocodeConfig;
   /** The scope requests use when they name none. */
   defaultScope: string;
@@ -40,6 +46,14 @@ export interface OpenedRuntime {
   readonly sources: LoadedSources['sources'];
   /** Closes the runtime, then every source (upstream MCP servers included). Idempotent. */
   close(): Promise<void>;
+}
+
+/** The PostgreSQL url of a store config (`urlEnv` read now). @throws IsocodeError INVALID_CONFIG when unset. */
+function storeUrl(store: StoreConfig): string | undefined {
+  if (store.urlEnv === undefined) return store.url;
+  const url = process.env[store.urlEnv];
+  if (!url) throw new IsocodeError('INVALID_CONFIG', `store.urlEnv: $${store.urlEnv} is not set`);
+  return url;
 }
 
 /** The limits that are set (a key set to `undefined` does not override a lower layer). */
@@ -92,7 +106,16 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Ope
     const extra = options.runtime ?? {};
     const codeMode =
       extra.codeMode === false ? false : codeModeOptions(config, scopeLimits, extra.codeMode);
-    const runtime = await createRuntime({
+    const durable = config.store && {
+      store: {
+        url: storeUrl(config.store),
+        path: config.store.path,
+        schema: config.store.schema,
+      },
+      humanApprovalTimeoutMs: config.store.approvalTimeoutMs,
+    };
+    const runtime = await (durable ? createDurableRuntime : createRuntime)({
+      ...durable,
       maxParallelSubCalls: config.maxParallelSubCalls,
       defaultTimeoutMs: config.defaultTimeoutMs,
       ...(config.audit ? { audit: { path: config.audit.path } } : {}),
@@ -117,6 +140,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Ope
     let closing: Promise<void> | undefined;
     return {
       runtime,
+      runs: 'runs' in runtime ? (runtime as DurableRuntime).runs : undefined,
       config,
       defaultScope: config.defaultScope,
       get sources() {

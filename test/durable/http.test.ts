@@ -131,7 +131,7 @@ beforeAll(async () => {
     ],
     runs: runtime.runs,
   }).app;
-}, 120_000);
+}, 180_000);
 afterAll(async () => {
   await runtime?.close();
   await pglite.close();
@@ -144,6 +144,16 @@ describe('durable runs over HTTP', () => {
     expect(view.calls).toEqual([{ name: 'kv.put', ok: true }]);
     expect(view.result).toMatchObject({ ok: true, value: { result: 42 } });
     expect(ran).toContain('put:bg');
+  });
+
+  it('the library handle: start, wait, view; an unknown scope is refused', async () => {
+    const handle = await runtime.start({ code: 'return 7;', scope: 'beta' });
+    expect((await handle.wait()).status).toBe('succeeded');
+    expect(await handle.view()).toMatchObject({ scope: 'beta', result: { value: { result: 7 } } });
+    expect((await request(KEY_A, `/v1/runs/${handle.id}`)).status).toBe(404);
+    await expect(runtime.start({ code: 'return 1', scope: 'nope' })).rejects.toMatchObject({
+      code: 'INVALID_SCOPE',
+    });
   });
 
   it('streams events with ids, resumable with Last-Event-ID', async () => {

@@ -1,10 +1,11 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isIsocodeError } from '../../src/errors.js';
 import type { RunStore } from '../../src/durable/store.js';
 import { storeKinds } from './stores.js';
 
 for (const kind of storeKinds()) {
   describe.skipIf(kind.skip !== undefined)(`run store: ${kind.name}`, () => {
+    beforeAll(() => kind.ready(), 180_000);
     afterAll(() => kind.close());
     const withStore = async (fn: (store: RunStore) => Promise<void>): Promise<void> => {
       const store = await kind.open({ pollMs: 50 });

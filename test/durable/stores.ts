@@ -15,6 +15,8 @@ export interface StoreKind {
   name: 'pglite' | 'postgres';
   /** Why this kind is skipped (undefined: it runs). */
   skip: string | undefined;
+  /** Opens the shared connection (PGlite's start takes seconds, up to a minute on a loaded machine). */
+  ready(): Promise<void>;
   /** A store over a fresh schema. */
   open(options?: Omit<SqlStoreOptions, 'schema'>): Promise<RunStore>;
   /**
@@ -40,6 +42,9 @@ function kind(name: StoreKind['name'], connect: () => Promise<SqlClient>): Store
     name,
     skip: undefined,
     url: name === 'postgres' ? PG_URL : undefined,
+    async ready() {
+      await (shared ??= connect());
+    },
     async open(options = {}) {
       const client = await (shared ??= connect());
       const schema = schemaName();
@@ -85,6 +90,7 @@ export function storeKinds(): StoreKind[] {
       name: 'postgres',
       skip: reason,
       url: undefined,
+      ready: () => Promise.resolve(),
       open: () => Promise.reject(new Error(reason)),
       openPair: () => Promise.reject(new Error(reason)),
       close: () => Promise.resolve(),
