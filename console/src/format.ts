@@ -59,6 +59,12 @@ export function prop(value: unknown, key: string): unknown {
     : undefined;
 }
 
+/** The value if it is a string. */
+export const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/** The value if it is a number. */
+export const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
+
 /** The error of a run (`{ code, message, details }`), from its `error` or its failed result. */
 export function runError(run: { error?: unknown; result?: unknown }):
   | {

@@ -11,28 +11,19 @@ import {
   jsonPretty,
   jsonPreview,
   limitHit,
+  num,
   prop,
   runError,
+  str,
 } from '../format.js';
 import { approvalsTable } from './approvals-table.js';
+import { Timeline } from './timeline.js';
 import type { View, ViewContext } from './view.js';
-
-interface CallRow {
-  name: string;
-  args: unknown;
-  state: 'running' | 'ok' | 'error';
-  code: string | undefined;
-  durationMs: number | undefined;
-  parent: string | undefined;
-}
 
 interface LogLine {
   level: string;
   text: string;
 }
-
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
 
 /** Logs and calls of a settled run's ToolResult (value on success, error details on failure). */
 function fromResult(result: unknown): { logs: LogLine[]; calls: CallView[] } {
@@ -56,14 +47,13 @@ export function runView(ctx: ViewContext, id: string): View {
   const controller = new AbortController();
   const { signal } = controller;
   let run: RunView | undefined;
-  const calls: CallRow[] = [];
+  const timeline = new Timeline();
   const logs: LogLine[] = [];
   let typecheck = '';
   let approvals: ApprovalView[] = [];
 
   const header = h('div', { class: 'run-header' });
   const program = h('div', { class: 'card' });
-  const timeline = h('tbody');
   const logList = h('ol', { class: 'logs', data: { testid: 'logs' } });
   const outcome = h('div', { class: 'card', data: { testid: 'outcome' } });
   const approvalsBox = h('div');
@@ -132,57 +122,7 @@ export function runView(ctx: ViewContext, id: string): View {
     );
   };
 
-  const drawTimeline = (): void => {
-    if (calls.length === 0) {
-      replace(
-        timeline,
-        h('tr', {}, h('td', { class: 'empty', attrs: { colspan: '6' } }, 'No nested calls yet.')),
-      );
-      return;
-    }
-    // A running call whose tool has a pending approval is waiting on a human (latest calls first).
-    const waiting = new Map<string, number>();
-    for (const a of approvals)
-      if (a.status === 'pending') waiting.set(a.tool, (waiting.get(a.tool) ?? 0) + 1);
-    const state = calls.map(() => '');
-    for (let i = calls.length - 1; i >= 0; i--) {
-      const c = calls[i]!;
-      const n = waiting.get(c.name) ?? 0;
-      if (c.state === 'running' && n > 0) {
-        state[i] = 'waiting-approval';
-        waiting.set(c.name, n - 1);
-      }
-    }
-    replace(
-      timeline,
-      calls.map((c, i) =>
-        h(
-          'tr',
-          { data: { call: c.name, state: c.state } },
-          h('td', { class: 'num' }, i + 1),
-          h('td', { class: 'tool' }, c.name),
-          h(
-            'td',
-            { class: 'args', title: c.args === undefined ? '' : jsonPretty(c.args) },
-            c.args === undefined ? '–' : jsonPreview(c.args, 80),
-          ),
-          h(
-            'td',
-            {},
-            state[i] === 'waiting-approval'
-              ? h('span', { class: 'badge status-waiting-approval' }, 'waiting for approval')
-              : c.state === 'running'
-                ? h('span', { class: 'badge status-running' }, 'running')
-                : c.state === 'ok'
-                  ? h('span', { class: 'badge status-succeeded' }, 'ok')
-                  : h('span', { class: 'badge status-failed' }, c.code ?? 'error'),
-          ),
-          h('td', { class: 'num' }, formatDuration(c.durationMs)),
-          h('td', { class: 'muted' }, c.parent ?? 'run_code'),
-        ),
-      ),
-    );
-  };
+  const drawTimeline = (): void => timeline.draw(approvals);
 
   const drawOutcome = (): void => {
     if (!run || !isFinal(run.status)) {
@@ -255,23 +195,8 @@ export function runView(ctx: ViewContext, id: string): View {
   const backfill = (): void => {
     if (!run || !isFinal(run.status)) return;
     const settled = fromResult(run.result);
-    if (calls.length === 0)
-      for (const c of settled.calls)
-        calls.push({
-          name: c.name,
-          args: c.args,
-          state: c.ok === false ? 'error' : 'ok',
-          code: c.code,
-          durationMs: c.durationMs,
-          parent: c.parent,
-        });
+    timeline.backfill(settled.calls, run.calls);
     if (logs.length === 0) for (const l of settled.logs) addLog(l);
-    // Arguments the API lists per call (in start order), where the events had none.
-    run.calls?.forEach((c, i) => {
-      const row = calls[i];
-      if (row && row.args === undefined && c.name === row.name && c.args !== undefined)
-        row.args = c.args;
-    });
   };
 
   const loadRun = async (): Promise<void> => {
@@ -315,36 +240,13 @@ export function runView(ctx: ViewContext, id: string): View {
         });
         break;
       case 'call-start':
-        calls.push({
-          name: str(prop(data, 'name')) ?? '?',
-          args: prop(data, 'args'),
-          state: 'running',
-          code: undefined,
-          durationMs: undefined,
-          parent: str(prop(data, 'parent')),
-        });
+        timeline.start(data);
         drawTimeline();
         break;
-      case 'call-end': {
-        const name = str(prop(data, 'name')) ?? '?';
-        const row = calls.find((c) => c.state === 'running' && c.name === name);
-        const ok = prop(data, 'ok') !== false;
-        const patch = {
-          state: ok ? ('ok' as const) : ('error' as const),
-          code: str(prop(data, 'code')),
-          durationMs: num(prop(data, 'durationMs')),
-        };
-        if (row) Object.assign(row, patch);
-        else
-          calls.push({
-            name,
-            args: prop(data, 'args'),
-            parent: str(prop(data, 'parent')),
-            ...patch,
-          });
+      case 'call-end':
+        timeline.end(data);
         drawTimeline();
         break;
-      }
       case 'approval':
         void loadApprovals();
         break;
@@ -402,27 +304,7 @@ export function runView(ctx: ViewContext, id: string): View {
         'div',
         { class: 'column' },
         program,
-        h(
-          'div',
-          { class: 'card' },
-          h('h3', {}, 'Nested calls'),
-          h(
-            'table',
-            { class: 'list', data: { testid: 'timeline' } },
-            h(
-              'thead',
-              {},
-              h(
-                'tr',
-                {},
-                ['#', 'Tool', 'Arguments', 'Outcome', 'Duration', 'Parent'].map((t) =>
-                  h('th', {}, t),
-                ),
-              ),
-            ),
-            timeline,
-          ),
-        ),
+        h('div', { class: 'card' }, h('h3', {}, 'Nested calls'), timeline.table),
       ),
       h(
         'div',
