@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../cli/helpers.js';
+import { withServe } from './helpers.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const KEY_A = 'console-alpha-key-0123456789abcdef';
@@ -297,6 +298,40 @@ describe.skipIf(missing !== undefined)(
       }
       await b.context.close();
       await a.context.close();
+    }, 120_000);
+  },
+);
+
+describe.skipIf(missing !== undefined)(
+  missing
+    ? `the console with anonymous loopback access (skipped: ${missing})`
+    : 'the console with anonymous loopback access',
+  () => {
+    it('needs no key on a loopback server without keys, and says when durable runs are off', async () => {
+      // `isocode serve --console` with no config: no API keys (anonymous loopback), no store.
+      await withServe(['--console'], async (base) => {
+        const b = await chromium.launch({
+          executablePath: CHROMIUM,
+          headless: true,
+          args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+        });
+        try {
+          const page = await b.newPage();
+          const requests: string[] = [];
+          page.on('request', (r) => requests.push(r.url()));
+          await page.goto(`${base}/console/`);
+          await poll(() => page.locator('[data-testid="who"]').textContent()).toBe(
+            'anonymous (loopback)',
+          );
+          expect(await page.locator('form.login').count()).toBe(0);
+          await poll(() => page.locator('[data-testid="banner"]').textContent()).toBe(
+            'This server does not offer durable runs (the /v1/runs API).',
+          );
+          expect(requests.every((u) => u.startsWith(`${base}/`))).toBe(true);
+        } finally {
+          await b.close();
+        }
+      });
     }, 120_000);
   },
 );
