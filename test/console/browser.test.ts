@@ -245,6 +245,27 @@ describe.skipIf(missing !== undefined)(
       expect(a.violations).toEqual([]);
     }, 120_000);
 
+    it('cancels a run waiting for approval from its page', async () => {
+      a ??= await signedIn(KEY_A);
+      const { page } = a;
+      const id = await startRun(APPROVAL_PROGRAM, 'to be cancelled');
+      await page.goto(`${url}/console/#/runs/${id}`);
+      await page
+        .locator('tr[data-approval-id][data-tool="kv.delete"]')
+        .waitFor({ timeout: 30_000 });
+      await page.locator('[data-action="cancel"]').click();
+      await poll(() => page.locator('.run-title [data-status]').getAttribute('data-status')).toBe(
+        'cancelled',
+      );
+      expect(await page.locator('[data-action="cancel"]').isDisabled()).toBe(true);
+      await until(async () => ((await statusOf(id)) === 'cancelled' ? true : undefined));
+      const { json } = await api<{ approvals: { status: string }[] }>(
+        KEY_A,
+        `/v1/runs/${id}/approvals`,
+      );
+      expect(json.approvals.map((x) => x.status)).not.toContain('pending');
+    }, 120_000);
+
     it('a key of another tenant sees none of it, in the page and through the API', async () => {
       a ??= await signedIn(KEY_A);
       runId ||= await startRun(APPROVAL_PROGRAM, 'clean up stale keys');
