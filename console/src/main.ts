@@ -97,8 +97,13 @@ function signIn(next: Api): void {
   // The pending count in the nav, whatever the view.
   stopBadge = every(3_000, async (signal) => {
     if (!api) return;
-    const list = await api.listApprovals(false, signal);
-    ctx().pendingApprovals(list.length);
+    try {
+      const list = await api.listApprovals(false, signal);
+      ctx().pendingApprovals(list.length);
+    } catch (err) {
+      // No approvals API on this server (durable runs off): stop asking.
+      if (err instanceof ApiError && err.status === 404) stopBadge?.();
+    }
   });
   route();
 }
