@@ -1,8 +1,8 @@
 /**
  * The console's only way to data: the `/v1` HTTP API with the viewer's bearer key, exactly as a
- * programmatic client calls it (same auth, scope checks and audit). The key lives in
- * `sessionStorage` (this tab only), is sent only in the `Authorization` header, and never appears
- * in a URL or a cookie, so a cross-site page cannot make the browser act with it (no CSRF).
+ * programmatic client calls it (same auth, scope checks and audit). The key is sent only in the
+ * `Authorization` header, never in a URL or a cookie, so a cross-site page cannot make the browser
+ * act with it (no CSRF). No DOM here (the key's storage is key-store.ts): tested under Node too.
  */
 import { SseParser, type SseEvent } from './sse.js';
 
@@ -61,30 +61,16 @@ export class ApiError extends Error {
   }
 }
 
-const KEY_ITEM = 'isocode.console.key';
-
-/** The viewer's key for this tab, if one was entered. */
-export function storedKey(): string | undefined {
-  try {
-    return sessionStorage.getItem(KEY_ITEM) ?? undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Keeps the key for this tab (`undefined` forgets it). */
-export function storeKey(key: string | undefined): void {
-  try {
-    if (key === undefined) sessionStorage.removeItem(KEY_ITEM);
-    else sessionStorage.setItem(KEY_ITEM, key);
-  } catch {
-    // storage disabled: the key lives only as long as the page
-  }
-}
-
 /** The API client of one viewer (a key, or anonymous loopback access). */
 export class Api {
-  constructor(readonly key: string | undefined) {}
+  /**
+   * @param key the bearer key; undefined for anonymous loopback access
+   * @param base the origin the API is at. @default "" (the page's own)
+   */
+  constructor(
+    readonly key: string | undefined,
+    readonly base = '',
+  ) {}
 
   /** Request headers: the bearer key when there is one. */
   headers(extra: Record<string, string> = {}): Record<string, string> {
@@ -100,12 +86,11 @@ export class Api {
   ): Promise<T> {
     let res: Response;
     try {
-      res = await fetch(path, {
+      res = await fetch(`${this.base}${path}`, {
         method,
         headers: this.headers(body === undefined ? {} : { 'Content-Type': 'application/json' }),
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         credentials: 'omit',
-        cache: 'no-store',
         ...(signal ? { signal } : {}),
       });
     } catch (err) {
@@ -197,13 +182,12 @@ export class Api {
     while (!signal.aborted) {
       const parser = new SseParser(lastEventId);
       try {
-        const res = await fetch(`/v1/runs/${encodeURIComponent(runId)}/events`, {
+        const res = await fetch(`${this.base}/v1/runs/${encodeURIComponent(runId)}/events`, {
           headers: this.headers({
             Accept: 'text/event-stream',
             ...(lastEventId === '' ? {} : { 'Last-Event-ID': lastEventId }),
           }),
           credentials: 'omit',
-          cache: 'no-store',
           signal,
         });
         if (!res.ok || !res.body) {

@@ -3,7 +3,8 @@
  * views chosen by the URL's hash (`#/runs`, `#/runs/<id>`, `#/approvals`). Everything it shows
  * comes from the `/v1` API with the viewer's key.
  */
-import { Api, ApiError, storeKey, storedKey } from './api.js';
+import { Api, ApiError } from './api.js';
+import { storeKey, storedKey } from './key-store.js';
 import { h, replace } from './dom.js';
 import { approvalsView } from './views/approvals.js';
 import { loginView } from './views/login.js';

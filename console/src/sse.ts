@@ -18,17 +18,20 @@ export class SseParser {
   #buffer = '';
   #data: string[] = [];
   #type = '';
+  /** The stream's last event id: committed when an event is dispatched (a blank line). */
   #lastEventId = '';
+  /** The `id:` of the event being read, not yet dispatched. */
+  #idBuffer = '';
   /** A chunk ended with `\r`: a `\n` opening the next chunk belongs to that line end. */
   #pendingCr = false;
   /** The `retry:` field's value, in milliseconds, once the server sent one. */
   retryMs: number | undefined;
 
   constructor(lastEventId = '') {
-    this.#lastEventId = lastEventId;
+    this.#lastEventId = this.#idBuffer = lastEventId;
   }
 
-  /** The id to resume from (`Last-Event-ID`). */
+  /** The id to resume from (`Last-Event-ID`): the last dispatched event's, never a half-read one's. */
   get lastEventId(): string {
     return this.#lastEventId;
   }
@@ -70,7 +73,7 @@ export class SseParser {
         this.#data.push(value);
         break;
       case 'id':
-        if (!value.includes('\0')) this.#lastEventId = value;
+        if (!value.includes('\0')) this.#idBuffer = value;
         break;
       case 'retry':
         if (/^\d+$/.test(value)) this.retryMs = Number(value);
@@ -82,6 +85,7 @@ export class SseParser {
   }
 
   #dispatch(): SseEvent | undefined {
+    this.#lastEventId = this.#idBuffer;
     const type = this.#type;
     const data = this.#data;
     this.#type = '';

@@ -39,4 +39,10 @@ describe("the console's event-stream parser", () => {
     expect(parser.lastEventId).toBe('41');
     expect(parser.feed('\n\n')).toEqual([{ type: 'log', data: 'half', lastEventId: '41' }]);
   });
+
+  it('resumes from the last dispatched event, not from the id of one cut off mid-way', () => {
+    const parser = new SseParser();
+    parser.feed('id: 1\ndata: a\n\nid: 2\ndata: hal');
+    expect(parser.lastEventId).toBe('1');
+  });
 });

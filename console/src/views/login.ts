@@ -1,5 +1,6 @@
 /** The sign-in form: a bearer key, checked against the API, kept in this tab's session storage. */
-import { Api, ApiError, storeKey } from '../api.js';
+import { Api, ApiError } from '../api.js';
+import { storeKey } from '../key-store.js';
 import { h } from '../dom.js';
 
 /** Renders the form; `done` receives the checked key. */
