@@ -11,17 +11,36 @@ const entries = {
   mcp: 'src/mcp/index.ts',
 };
 
-export default defineConfig({
-  // The sandbox worker's entry is started by path (src/sandbox/worker/spawn.ts), never imported.
-  entry: { ...entries, cli: 'src/cli/main.ts', 'sandbox-worker': 'src/sandbox/worker/main.ts' },
-  format: ['esm', 'cjs'],
-  target: 'node20',
-  platform: 'node',
-  dts: { entry: entries },
-  shims: true,
-  sourcemap: true,
-  clean: true,
-  splitting: true,
-  external: ['isolated-vm', 'typescript-native', 'oxc-transform', 'tsx'],
-  noExternal: ['p-queue'],
-});
+export default defineConfig([
+  {
+    // The sandbox worker's entry is started by path (src/sandbox/worker/spawn.ts), never imported.
+    entry: { ...entries, cli: 'src/cli/main.ts', 'sandbox-worker': 'src/sandbox/worker/main.ts' },
+    format: ['esm', 'cjs'],
+    target: 'node20',
+    platform: 'node',
+    dts: { entry: entries },
+    shims: true,
+    sourcemap: true,
+    // dist/console/ is the console build's own (below): cleaned by it, not raced by this one.
+    clean: ['!console/**'],
+    splitting: true,
+    external: ['isolated-vm', 'typescript-native', 'oxc-transform', 'tsx'],
+    noExternal: ['p-queue'],
+  },
+  // The web console (decision record 023): one browser bundle plus the page and its stylesheet,
+  // served by `isocode serve --console` from dist/console/.
+  {
+    entry: { console: 'console/src/main.ts' },
+    outDir: 'dist/console',
+    format: ['esm'],
+    platform: 'browser',
+    target: 'es2022',
+    tsconfig: 'console/tsconfig.json',
+    publicDir: 'console/public',
+    minify: true,
+    sourcemap: false,
+    dts: false,
+    clean: true,
+    splitting: false,
+  },
+]);

@@ -125,10 +125,15 @@ function buildProgram(io: Io, signal: AbortSignal, exit: (code: number) => void)
     .option('-c, --config <file>', CONFIG_HELP)
     .option('-p, --port <port>', 'TCP port (default: server.port of the config, 8787)')
     .option('--host <host>', 'interface to bind (default: server.host of the config, 127.0.0.1)')
+    .option(
+      '--console',
+      'serve the web console at /console (default: server.console of the config)',
+    )
     .addHelpText(
       'after',
       examples([
         'isocode serve',
+        'isocode serve --console   # then open http://127.0.0.1:8787/console/',
         'isocode serve --config isocode.config.json --port 9000',
         `curl -s localhost:8787/v1/run -H 'content-type: application/json' -d '{"code":"return 1","description":"one"}'`,
       ]),

@@ -11,7 +11,8 @@ import { createRunManager, type RunHandle, type RunManager, type StartRun } from
 import type { RunStore } from './store.js';
 
 export type * from './store.js';
-export type { RunHandle, RunManager, RunView, StartRun } from './runs.js';
+export type { RunHandle, RunManager, StartRun } from './runs.js';
+export type { CallView, RunSummary, RunView } from './run-view.js';
 export type { StoreOptions } from './open-store.js';
 export { openRunStore } from './open-store.js';
 export { createRunManager } from './runs.js';

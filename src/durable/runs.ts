@@ -15,6 +15,7 @@ import type { ReplayVerdict } from './replay.js';
 import { DEFAULT_SCOPE } from '../tools/scopes.js';
 import { Emitter } from '../events/emitter.js';
 import type { ParkedRunLink } from './approvals.js';
+import { listRunSummaries, runView, type RunSummary, type RunView } from './run-view.js';
 import {
   isFinalStatus,
   type ApprovalRecord,
@@ -31,23 +32,6 @@ export interface StartRun {
   description?: string | undefined;
   /** @default "default" */
   scope?: string | undefined;
-}
-
-/** A run as the API shows it. */
-export interface RunView {
-  id: string;
-  scope: string;
-  description: string | undefined;
-  status: RunStatus;
-  /** The nested calls so far (name, outcome), from the run's events. */
-  calls: { name: string; ok: boolean | undefined; code: string | undefined }[];
-  /** Approvals still pending. */
-  pendingApprovals: number;
-  /** The run_code ToolResult, once settled. */
-  result: JsonValue | undefined;
-  error: JsonValue | undefined;
-  createdAt: number;
-  finishedAt: number | undefined;
 }
 
 /** A handle of a started run. */
@@ -85,6 +69,11 @@ export interface RunManager {
   start(input: StartRun): Promise<RunHandle>;
   /** The run, or undefined when unknown or of another scope (when `scope` is given). */
   get(id: string, scope?: string): Promise<RunView | undefined>;
+  /** A scope's runs, newest first (at most 100). */
+  list(
+    scope: string,
+    options?: { status?: readonly RunStatus[] | undefined; limit?: number | undefined },
+  ): Promise<RunSummary[]>;
   /** Cancels a run that is not settled. @returns the view, or undefined when unknown or of another scope. */
   cancel(id: string, scope?: string): Promise<RunView | undefined>;
   /**
@@ -172,34 +161,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
     },
   };
 
-  async function view(record: RunRecord): Promise<RunView> {
-    const [all, approvals] = await Promise.all([
-      store.listEvents(record.id, 0, 1000),
-      store.listApprovals({ runId: record.id, status: ['pending'] }),
-    ]);
-    const calls = all
-      .filter((e) => e.type === 'call-end')
-      .map((e) => {
-        const d = e.data as { name?: unknown; ok?: unknown; code?: unknown };
-        return {
-          name: String(d.name),
-          ok: typeof d.ok === 'boolean' ? d.ok : undefined,
-          code: typeof d.code === 'string' ? d.code : undefined,
-        };
-      });
-    return {
-      id: record.id,
-      scope: record.scope,
-      description: record.description,
-      status: record.status,
-      calls,
-      pendingApprovals: approvals.length,
-      result: record.result,
-      error: record.error,
-      createdAt: record.createdAt,
-      finishedAt: record.finishedAt,
-    };
-  }
+  const view = (record: RunRecord): Promise<RunView> => runView(store, record);
 
   async function settle(run: LocalRun, verdict: ReplayVerdict): Promise<void> {
     await run.chain;
@@ -317,6 +279,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
       const record = await store.getRun(id, scope);
       return record ? view(record) : undefined;
     },
+    list: (scope, options = {}) => listRunSummaries(store, { scope, ...options }),
     async cancel(id, scope) {
       const record = await store.getRun(id, scope);
       if (!record) return undefined;

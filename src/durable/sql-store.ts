@@ -215,6 +215,19 @@ export async function createSqlStore(
       return rows.map(toCall);
     },
 
+    async countCalls(runIds) {
+      const counts = new Map<string, number>();
+      if (runIds.length === 0) return counts;
+      const params: unknown[] = [];
+      const rows = await query(
+        `SELECT run_id, count(*) AS n FROM ${s}.calls WHERE run_id IN (${inList(params, runIds)})
+         GROUP BY run_id`,
+        params,
+      );
+      for (const row of rows) counts.set(String(row.run_id), Number(row.n));
+      return counts;
+    },
+
     async recordValue(runId, kind, value) {
       const rows = await query(
         `WITH n AS (UPDATE ${s}.runs SET next_value = next_value + 1 WHERE id = $1 RETURNING next_value)

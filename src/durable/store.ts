@@ -243,6 +243,8 @@ export interface RunStore {
   getCall(runId: string, key: string): Promise<CallRecord | undefined>;
   /** A run's calls in the order they started. */
   listCalls(runId: string): Promise<CallRecord[]>;
+  /** How many calls each of these runs has journaled (runs without calls are absent). */
+  countCalls(runIds: readonly string[]): Promise<Map<string, number>>;
 
   /** Appends a recorded value. @returns its sequence number. */
   recordValue(runId: string, kind: RecordedKind, value: number): Promise<number>;

@@ -17,10 +17,10 @@ export interface ParentEntry {
   readonly scheduler: NestedScheduler;
   /** Nested calls still running; the parent does not settle before they do. */
   readonly inFlight: Set<Promise<unknown>>;
-  /** The execution's wall clock, paused while a nested call waits on a human. */
-  readonly clock: PauseClock;
   /** The last caller signal joined with `signal` (see {@link joinedSignal}). */
   joined?: { readonly from: AbortSignal; readonly signal: AbortSignal } | undefined;
+  /** The execution's wall clock, paused while a nested call waits on a human. */
+  readonly clock: PauseClock;
 }
 
 /**

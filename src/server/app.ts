@@ -15,6 +15,7 @@ import { PROMETHEUS_CONTENT_TYPE } from './prometheus.js';
 import { errorResponse, thrownResponse, type HttpEnv } from './respond.js';
 import { callRoutes } from './routes-calls.js';
 import { catalogRoutes } from './routes-catalog.js';
+import { consoleRoutes, type ConsoleOptions } from './console.js';
 import { runRoutes } from './routes-runs.js';
 import type { RunManager } from '../durable/runs.js';
 
@@ -35,6 +36,8 @@ export interface HttpAppOptions {
    * @default true when `apiKeys` is empty, else false
    */
   allowAnonymous?: boolean | undefined;
+  /** The web console at `/console` (static files; it acts only through `/v1`). @default off */
+  console?: ConsoleOptions | undefined;
   /** Durable runs (`/v1/runs`, `/v1/approvals`); without it those routes are 404. @default none */
   runs?: RunManager | undefined;
 }
@@ -161,6 +164,7 @@ export function buildHttpApp(options: HttpAppOptions): HttpAppParts {
 
   callRoutes(app, { runtime, inflight, metrics });
   catalogRoutes(app, runtime);
+  if (options.console) consoleRoutes(app, options.console);
   if (options.runs) runRoutes(app, { runs: options.runs });
 
   app.notFound((c) => errorResponse(c, 'NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`));

@@ -7,7 +7,7 @@ import type { HttpServerOptions } from './serve.js';
 
 /**
  * Builds {@link HttpServerOptions} from an opened runtime (`openRuntime(...)`'s result): host,
- * port, body cap and API keys (`keyEnv` entries read from `env`).
+ * port, body cap, API keys (`keyEnv` entries read from `env`) and the console.
  * @throws IsocodeError INVALID_CONFIG when a `keyEnv` variable is unset.
  */
 export function httpOptionsFromConfig(
@@ -28,5 +28,6 @@ export function httpOptionsFromConfig(
     maxBodyBytes: server.maxBodyBytes,
     host: server.host,
     port: server.port,
+    console: server.console,
   };
 }

@@ -1,5 +1,6 @@
 /**
- * Durable runs over HTTP: `POST /v1/runs` (start in the background, 202), `GET /v1/runs/:id`,
+ * Durable runs over HTTP: `POST /v1/runs` (start in the background, 202), `GET /v1/runs` (the
+ * scope's runs, newest first), `GET /v1/runs/:id`,
  * `GET /v1/runs/:id/events` (SSE, resumable with `Last-Event-ID`), `POST /v1/runs/:id/cancel`, and
  * the approvals: `GET /v1/approvals`, `GET /v1/runs/:id/approvals`, `POST /v1/approvals/:id` and the
  * batch `POST /v1/approvals`. A run or approval of another scope is 404, exactly like an unknown one.
@@ -8,7 +9,14 @@ import type { Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
 import type { RunManager } from '../durable/runs.js';
-import { isFinalStatus, type ApprovalRecord, type RunEvent } from '../durable/store.js';
+import { MAX_LISTED_RUNS } from '../durable/run-view.js';
+import {
+  isFinalStatus,
+  RUN_STATUSES,
+  type ApprovalRecord,
+  type RunEvent,
+  type RunStatus,
+} from '../durable/store.js';
 import { IsocodeError } from '../index.js';
 import { parseBody } from './body.js';
 import { errorResponse, type HttpEnv } from './respond.js';
@@ -61,6 +69,30 @@ export function runRoutes(app: Hono<HttpEnv>, deps: RunRoutesDeps): void {
     return c.json({ id: handle.id, status: (await handle.view()).status }, 202, {
       Location: `/v1/runs/${handle.id}`,
     });
+  });
+
+  app.get('/v1/runs', async (c) => {
+    const status = (c.req.queries('status') ?? []).flatMap((v) => v.split(',')).filter(Boolean);
+    const unknown = status.filter((v) => !(RUN_STATUSES as readonly string[]).includes(v));
+    if (unknown.length > 0)
+      return errorResponse(
+        c,
+        'BAD_REQUEST',
+        `unknown run status ${JSON.stringify(unknown[0])}; one of ${RUN_STATUSES.join(', ')}`,
+      );
+    const rawLimit = c.req.query('limit');
+    const limit = rawLimit === undefined ? MAX_LISTED_RUNS : Number(rawLimit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LISTED_RUNS)
+      return errorResponse(
+        c,
+        'BAD_REQUEST',
+        `limit must be an integer from 1 to ${MAX_LISTED_RUNS}`,
+      );
+    const list = await runs.list(c.get('scope'), {
+      status: status.length > 0 ? (status as RunStatus[]) : undefined,
+      limit,
+    });
+    return c.json({ runs: list });
   });
 
   app.get('/v1/runs/:id', async (c) => {

@@ -81,6 +81,7 @@ export const serverSchema = z.strictObject({
   port: int(0, 65_535).default(8787),
   apiKeys: z.array(apiKeySchema).default([]),
   maxBodyBytes: int(1024).default(1_048_576),
+  console: z.strictObject({ enabled: z.boolean() }).optional(),
 });
 
 /** The top level. `sources` entries are checked one by one (see `sourceSchemaFor`). */

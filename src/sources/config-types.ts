@@ -169,6 +169,8 @@ export interface ServerConfig {
   apiKeys: ApiKeyConfig[];
   /** Largest request body, in bytes. @default 1048576 */
   maxBodyBytes: number;
+  /** The web console at `/console` (`isocode serve --console` turns it on too). @default undefined (off) */
+  console: { enabled: boolean } | undefined;
 }
 
 /** A validated isocode configuration. */

@@ -287,6 +287,7 @@ export function parseConfig(
           : { keyEnv: k.keyEnv ?? '', scope: k.scope },
       ),
       maxBodyBytes: top.server.maxBodyBytes,
+      console: top.server.console,
     },
   };
 }

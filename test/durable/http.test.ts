@@ -140,8 +140,12 @@ afterAll(async () => {
 describe('durable runs over HTTP', () => {
   it('runs a program in the background; the run shows its calls and result', async () => {
     const id = await start(`await tools.kv.put({ key: 'bg', value: 'v' }); return 42;`);
+    const code = `await tools.kv.put({ key: 'bg', value: 'v' }); return 42;`;
     const view = await runIn(id, 'succeeded');
-    expect(view.calls).toEqual([{ name: 'kv.put', ok: true }]);
+    expect(view.calls).toEqual([{ name: 'kv.put', ok: true, durationMs: expect.any(Number) }]);
+    expect(view).toMatchObject({ program: code, callCount: 1, pendingApprovals: 0 });
+    expect(view.startedAt).toEqual(expect.any(Number));
+    expect(view.finishedAt).toBeGreaterThanOrEqual(view.startedAt as number);
     expect(view.result).toMatchObject({ ok: true, value: { result: 42 } });
     expect(ran).toContain('put:bg');
   });
@@ -173,6 +177,49 @@ describe('durable runs over HTTP', () => {
       ).text(),
     );
     expect(rest).toEqual(all.slice(cut));
+  });
+
+  it("lists the scope's runs newest first, filtered by status; other scopes see none of them", async () => {
+    const first = await start('return 1;');
+    await runIn(first, 'succeeded');
+    const second = await start(`return await tools.kv.delete({ key: 'listed' });`);
+    const [approval] = await pendingOf(second, 1);
+    const listed = (await json(request(KEY_A, '/v1/runs'))) as { runs: Record<string, unknown>[] };
+    const ids = listed.runs.map((r) => r.id);
+    expect(ids.indexOf(second)).toBeLessThan(ids.indexOf(first));
+    expect(listed.runs.find((r) => r.id === second)).toMatchObject({
+      scope: 'alpha',
+      status: 'waiting-approval',
+      pendingApprovals: 1,
+      // Its one call waits for a human: no call has started yet.
+      callCount: 0,
+    });
+    expect(listed.runs.every((r) => r.scope === 'alpha' && !('program' in r))).toBe(true);
+    const waiting = (await json(request(KEY_A, '/v1/runs?status=waiting-approval,queued'))) as {
+      runs: { id: string; status: string }[];
+    };
+    expect(waiting.runs.map((r) => r.id)).toContain(second);
+    expect(waiting.runs.every((r) => r.status === 'waiting-approval')).toBe(true);
+    expect(
+      ((await json(request(KEY_A, '/v1/runs?limit=1'))) as { runs: unknown[] }).runs,
+    ).toHaveLength(1);
+    const other = (await json(request(KEY_B, '/v1/runs'))) as { runs: { id: string }[] };
+    expect(other.runs.map((r) => r.id)).not.toContain(second);
+    expect(other.runs.map((r) => r.id)).not.toContain(first);
+    for (const bad of ['?status=done', '?limit=0', '?limit=101', '?limit=x']) {
+      const res = await request(KEY_A, `/v1/runs${bad}`);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ error: { code: 'BAD_REQUEST' } });
+    }
+    await post(KEY_A, `/v1/approvals/${approval!.id}`, { decision: 'allowed-once' });
+    await runIn(second, 'succeeded');
+    const after = (await json(request(KEY_A, '/v1/runs?status=succeeded'))) as {
+      runs: Record<string, unknown>[];
+    };
+    expect(after.runs.find((r) => r.id === second)).toMatchObject({
+      callCount: 1,
+      pendingApprovals: 0,
+    });
   });
 
   it("hides a scope's runs and approvals from other scopes' keys (404, not 403)", async () => {

@@ -12,6 +12,8 @@ export interface ServeFlags {
   config?: string | undefined;
   port?: string | undefined;
   host?: string | undefined;
+  /** Serve the web console at `/console` (else the config's `server.console`). */
+  console?: boolean | undefined;
 }
 
 /** Serves until SIGINT/SIGTERM (`stop`), then shuts down gracefully; resolves to the exit code. */
@@ -25,10 +27,13 @@ export async function serveCommand(flags: ServeFlags, io: Io, stop: AbortSignal)
       ...options,
       ...(port === undefined ? {} : { port }),
       ...(flags.host === undefined ? {} : { host: flags.host }),
+      ...(flags.console === true ? { console: { enabled: true } } : {}),
     });
     io.err(
       `isocode HTTP service listening on ${server.url} (scope "${opened.defaultScope}", mode ${opened.runtime.mode(opened.defaultScope)})`,
     );
+    if (flags.console === true || options.console?.enabled === true)
+      io.err(`web console: ${server.url}/console/`);
     await untilStopped(stop);
     io.err('shutting down…');
     await server.close();

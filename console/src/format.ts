@@ -1,0 +1,98 @@
+/** Formatting of durations, times, JSON and run outcomes for display. No DOM here. */
+
+/** `850 ms`, `12.3 s`, `4 min 05 s`, `2 h 03 min`. */
+export function formatDuration(ms: number | undefined): string {
+  if (ms === undefined || !Number.isFinite(ms) || ms < 0) return '–';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+  const s = Math.floor(ms / 1000);
+  if (s < 3600) return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
+  return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`;
+}
+
+/** `just now`, `42 s ago`, `5 min ago`, `3 h ago`, else the date. */
+export function formatAgo(at: number | undefined, now: number): string {
+  if (at === undefined || !Number.isFinite(at)) return '–';
+  const d = Math.max(0, now - at);
+  if (d < 5_000) return 'just now';
+  if (d < 60_000) return `${Math.floor(d / 1000)} s ago`;
+  if (d < 3_600_000) return `${Math.floor(d / 60_000)} min ago`;
+  if (d < 86_400_000) return `${Math.floor(d / 3_600_000)} h ago`;
+  return new Date(at).toISOString().slice(0, 10);
+}
+
+/** `2026-12-01 10:57:09` in UTC. */
+export function formatTime(at: number | undefined): string {
+  if (at === undefined || !Number.isFinite(at)) return '–';
+  return `${new Date(at).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+}
+
+/** One-line JSON, cut to `max` characters with an ellipsis. */
+export function jsonPreview(value: unknown, max = 120): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** Indented JSON. */
+export function jsonPretty(value: unknown): string {
+  try {
+    return JSON.stringify(value, null, 2) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** Failure kinds that mean the run hit one of its limits. */
+const LIMIT_KINDS = new Set(['timeout', 'memory', 'output-limit']);
+
+/** Reads a property of an unknown value, own properties only. */
+export function prop(value: unknown, key: string): unknown {
+  return typeof value === 'object' &&
+    value !== null &&
+    Object.prototype.hasOwnProperty.call(value, key)
+    ? (value as Record<string, unknown>)[key]
+    : undefined;
+}
+
+/** The value if it is a string. */
+export const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/** The value if it is a number. */
+export const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
+
+/** The error of a run (`{ code, message, details }`), from its `error` or its failed result. */
+export function runError(run: { error?: unknown; result?: unknown }):
+  | {
+      code: string;
+      message: string;
+      kind: string | undefined;
+    }
+  | undefined {
+  const err =
+    run.error ?? (prop(run.result, 'ok') === false ? prop(run.result, 'error') : undefined);
+  if (err === undefined || err === null) return undefined;
+  const code = prop(err, 'code');
+  const message = prop(err, 'message');
+  const kind = prop(prop(err, 'details'), 'kind');
+  return {
+    code: typeof code === 'string' ? code : 'ERROR',
+    message: typeof message === 'string' ? message : jsonPreview(err),
+    kind: typeof kind === 'string' ? kind : undefined,
+  };
+}
+
+/** The limit a run hit (`timeout`, `memory`, `output-limit`), if any. */
+export function limitHit(run: { error?: unknown; result?: unknown }): string | undefined {
+  const kind = runError(run)?.kind;
+  return kind !== undefined && LIMIT_KINDS.has(kind) ? kind : undefined;
+}
+
+/** True for a status a run never leaves. */
+export function isFinal(status: string): boolean {
+  return status === 'succeeded' || status === 'failed' || status === 'cancelled';
+}

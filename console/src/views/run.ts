@@ -1,0 +1,318 @@
+/**
+ * One run: its program, the timeline of its nested calls, its logs as they arrive (the run's SSE
+ * events), its pending approvals, and the result or the error with its kind; a cancel button.
+ */
+import type { ApprovalView, CallView, RunView } from '../api.js';
+import { codeBlock, h, replace, statusBadge } from '../dom.js';
+import {
+  formatDuration,
+  formatTime,
+  isFinal,
+  jsonPretty,
+  jsonPreview,
+  limitHit,
+  num,
+  prop,
+  runError,
+  str,
+} from '../format.js';
+import { approvalsTable } from './approvals-table.js';
+import { Timeline } from './timeline.js';
+import type { View, ViewContext } from './view.js';
+
+interface LogLine {
+  level: string;
+  text: string;
+}
+
+/** Logs and calls of a settled run's ToolResult (value on success, error details on failure). */
+function fromResult(result: unknown): { logs: LogLine[]; calls: CallView[] } {
+  const holder =
+    prop(result, 'ok') === true ? prop(result, 'value') : prop(prop(result, 'error'), 'details');
+  const logs = prop(holder, 'logs');
+  const calls = prop(holder, 'calls');
+  return {
+    logs: Array.isArray(logs)
+      ? logs.map((l) => ({
+          level: str(prop(l, 'level')) ?? 'log',
+          text: str(prop(l, 'text')) ?? jsonPreview(l),
+        }))
+      : [],
+    calls: Array.isArray(calls) ? (calls as CallView[]) : [],
+  };
+}
+
+/** The run view. */
+export function runView(ctx: ViewContext, id: string): View {
+  const controller = new AbortController();
+  const { signal } = controller;
+  let run: RunView | undefined;
+  const timeline = new Timeline();
+  const logs: LogLine[] = [];
+  let typecheck = '';
+  let approvals: ApprovalView[] = [];
+
+  const header = h('div', { class: 'run-header' });
+  const program = h('div', { class: 'card' });
+  const logList = h('ol', { class: 'logs', data: { testid: 'logs' } });
+  const outcome = h('div', { class: 'card', data: { testid: 'outcome' } });
+  const approvalsBox = h('div');
+  const live = h('span', { class: 'live', data: { testid: 'live' } }, 'connecting…');
+
+  const drawHeader = (): void => {
+    if (!run) return;
+    const r = run;
+    const cancel = h(
+      'button',
+      {
+        type: 'button',
+        class: 'danger',
+        disabled: isFinal(r.status),
+        data: { action: 'cancel' },
+        onclick: () => {
+          cancel.disabled = true;
+          ctx.api
+            .cancelRun(r.id)
+            .then((v) => {
+              run = { ...r, ...v };
+              drawAll();
+            })
+            .catch((err: unknown) => ctx.report(err));
+        },
+      },
+      'Cancel run',
+    );
+    const end = r.finishedAt ?? (isFinal(r.status) ? r.updatedAt : undefined);
+    const limit = limitHit(r);
+    replace(
+      header,
+      h(
+        'div',
+        { class: 'run-title' },
+        h('a', { href: '#/runs', class: 'back' }, '← Runs'),
+        h('h2', {}, r.description || '(no description)'),
+        statusBadge(r.status),
+        limit ? h('span', { class: 'badge limit' }, `limit: ${limit}`) : null,
+        live,
+        cancel,
+      ),
+      h(
+        'dl',
+        { class: 'meta' },
+        h('dt', {}, 'Run'),
+        h('dd', { class: 'id' }, r.id),
+        h('dt', {}, 'Scope'),
+        h('dd', {}, r.scope),
+        h('dt', {}, 'Created'),
+        h('dd', {}, formatTime(r.createdAt)),
+        h('dt', {}, 'Duration'),
+        h('dd', {}, formatDuration((end ?? Date.now()) - (r.startedAt ?? r.createdAt))),
+        typecheck ? [h('dt', {}, 'Type-check'), h('dd', {}, typecheck)] : null,
+      ),
+    );
+  };
+
+  const drawProgram = (): void => {
+    replace(
+      program,
+      h('h3', {}, 'Program'),
+      typeof run?.program === 'string'
+        ? codeBlock(run.program)
+        : h('p', { class: 'muted' }, 'The API does not show this run’s program.'),
+    );
+  };
+
+  const drawTimeline = (): void => timeline.draw(approvals);
+
+  const drawOutcome = (): void => {
+    if (!run || !isFinal(run.status)) {
+      replace(
+        outcome,
+        h('h3', {}, 'Result'),
+        h('p', { class: 'muted' }, run ? `The run is ${run.status}.` : 'Loading…'),
+      );
+      return;
+    }
+    const err = runError(run);
+    if (err) {
+      replace(
+        outcome,
+        h('h3', {}, 'Error'),
+        h(
+          'p',
+          { class: 'error-line' },
+          h('span', { class: 'badge status-failed' }, err.kind ?? err.code),
+          ' ',
+          err.code,
+          ': ',
+          err.message,
+        ),
+      );
+      return;
+    }
+    const value = prop(prop(run.result, 'value'), 'result');
+    replace(
+      outcome,
+      h('h3', {}, 'Result'),
+      h('pre', { class: 'json', data: { testid: 'result' } }, jsonPretty(value)),
+    );
+  };
+
+  const drawApprovals = (): void => {
+    drawTimeline();
+    replace(
+      approvalsBox,
+      approvals.length === 0
+        ? null
+        : h(
+            'div',
+            { class: 'card' },
+            h('h3', {}, 'Approvals'),
+            approvalsTable(ctx, approvals, {
+              showRun: false,
+              onDecided: () => void loadApprovals(),
+            }),
+          ),
+    );
+  };
+
+  const addLog = (line: LogLine): void => {
+    logs.push(line);
+    const safe = /^[a-z]{1,10}$/.test(line.level) ? line.level : 'log';
+    logList.appendChild(
+      h('li', { class: `log-${safe}` }, h('span', { class: 'level' }, line.level), line.text),
+    );
+  };
+
+  const drawAll = (): void => {
+    drawHeader();
+    drawTimeline();
+    drawOutcome();
+    drawApprovals();
+  };
+
+  /** Fills the timeline and logs from a settled result when the events did not carry them. */
+  const backfill = (): void => {
+    if (!run || !isFinal(run.status)) return;
+    const settled = fromResult(run.result);
+    timeline.backfill(settled.calls, run.calls);
+    if (logs.length === 0) for (const l of settled.logs) addLog(l);
+  };
+
+  const loadRun = async (): Promise<void> => {
+    try {
+      run = await ctx.api.getRun(id, signal);
+      ctx.report(undefined);
+      backfill();
+      drawAll();
+      if (!program.hasChildNodes()) drawProgram();
+    } catch (err) {
+      if (!signal.aborted) ctx.report(err);
+    }
+  };
+
+  const loadApprovals = async (): Promise<void> => {
+    try {
+      approvals = await ctx.api.runApprovals(id, signal);
+      drawApprovals();
+    } catch (err) {
+      if (!signal.aborted) ctx.report(err);
+    }
+  };
+
+  const onEvent = (type: string, data: unknown): 'stop' | void => {
+    switch (type) {
+      case 'status': {
+        const s = str(prop(data, 'status'));
+        if (run && s) run.status = s;
+        drawHeader();
+        drawOutcome();
+        break;
+      }
+      case 'typecheck':
+        typecheck = `${prop(data, 'ok') === false ? 'failed' : 'ok'} in ${formatDuration(num(prop(data, 'ms')))}`;
+        drawHeader();
+        break;
+      case 'log':
+        addLog({
+          level: str(prop(data, 'level')) ?? 'log',
+          text: str(prop(data, 'text')) ?? jsonPreview(data),
+        });
+        break;
+      case 'call-start':
+        timeline.start(data);
+        drawTimeline();
+        break;
+      case 'call-end':
+        timeline.end(data);
+        drawTimeline();
+        break;
+      case 'approval':
+        void loadApprovals();
+        break;
+      case 'result':
+        void loadRun();
+        return 'stop';
+      default:
+        break;
+    }
+  };
+
+  const follow = async (): Promise<void> => {
+    await loadRun();
+    await loadApprovals();
+    if (signal.aborted) return;
+    await ctx.api.followEvents(
+      id,
+      (event) => {
+        let data: unknown;
+        try {
+          data = JSON.parse(event.data);
+        } catch {
+          data = event.data;
+        }
+        return onEvent(event.type, data);
+      },
+      (state, error) => {
+        live.textContent =
+          state === 'live' ? '● live' : state === 'reconnecting' ? 'reconnecting…' : 'ended';
+        live.dataset['state'] = state;
+        if (error) ctx.report(error);
+        // A stream that ended without a result: the run may have settled meanwhile.
+        if (state === 'reconnecting')
+          void loadRun().then(() => {
+            if (run && isFinal(run.status)) controller.abort();
+          });
+        if (state === 'closed') void loadRun();
+      },
+      signal,
+    );
+  };
+  void follow();
+
+  drawTimeline();
+  drawOutcome();
+  const root = h(
+    'section',
+    { class: 'run', data: { runId: id } },
+    header,
+    approvalsBox,
+    h(
+      'div',
+      { class: 'columns' },
+      h(
+        'div',
+        { class: 'column' },
+        program,
+        h('div', { class: 'card' }, h('h3', {}, 'Nested calls'), timeline.table),
+      ),
+      h(
+        'div',
+        { class: 'column' },
+        h('div', { class: 'card' }, h('h3', {}, 'Logs'), logList),
+        outcome,
+      ),
+    ),
+  );
+  return { root, dispose: () => controller.abort() };
+}

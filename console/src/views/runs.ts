@@ -1,0 +1,168 @@
+/** Runs: what the viewer's key may see, newest first, refreshed every two seconds. */
+import type { RunView } from '../api.js';
+import { h, replace, statusBadge } from '../dom.js';
+import { formatAgo, formatDuration, limitHit } from '../format.js';
+import { every, type View, type ViewContext } from './view.js';
+
+const STATUSES = [
+  'queued',
+  'running',
+  'waiting-approval',
+  'succeeded',
+  'failed',
+  'cancelled',
+  'interrupted',
+];
+
+/** How often the list is read again. */
+const REFRESH_MS = 2_000;
+
+/** The number of nested calls of a run, from whichever field the API gave. */
+function callCount(run: RunView): number | undefined {
+  if (typeof run.callCount === 'number') return run.callCount;
+  return Array.isArray(run.calls) ? run.calls.length : undefined;
+}
+
+function duration(run: RunView, now: number): number | undefined {
+  const start = run.startedAt ?? run.createdAt;
+  return (run.finishedAt ?? now) - start;
+}
+
+/** The runs view; `query` is the hash's query (`status=…&scope=…`). */
+export function runsView(ctx: ViewContext, query: URLSearchParams): View {
+  let status = query.get('status') ?? '';
+  let scope = query.get('scope') ?? '';
+  let runs: RunView[] = [];
+  // One listener on the body (which stays) rather than on rows (redrawn every refresh).
+  const body = h('tbody', {
+    onclick: (e) => {
+      const row = (e.target as Element).closest('tr[data-run-id]');
+      const id = row instanceof HTMLElement ? row.dataset['runId'] : undefined;
+      if (id !== undefined && !(e.target as Element).closest('a'))
+        location.hash = `#/runs/${encodeURIComponent(id)}`;
+    },
+  });
+  const updated = h('span', { class: 'muted', data: { testid: 'updated' } });
+  const scopeSelect = h('select', {
+    attrs: { 'aria-label': 'Scope' },
+    onchange: () => {
+      scope = scopeSelect.value;
+      draw();
+    },
+  });
+
+  const chips = h(
+    'div',
+    { class: 'chips', attrs: { role: 'group', 'aria-label': 'Status' } },
+    ['', ...STATUSES].map((s) =>
+      h(
+        'button',
+        {
+          type: 'button',
+          class: s === status ? 'chip active' : 'chip',
+          data: { status: s || 'all' },
+          onclick: (e) => {
+            status = s;
+            for (const b of chips.querySelectorAll('button')) b.classList.remove('active');
+            (e.currentTarget as HTMLElement).classList.add('active');
+            void stopAndRestart();
+          },
+        },
+        s || 'all',
+      ),
+    ),
+  );
+
+  function draw(): void {
+    const now = Date.now();
+    const scopes = [...new Set(runs.map((r) => r.scope))].sort();
+    if (scope !== '' && !scopes.includes(scope)) scopes.push(scope);
+    replace(
+      scopeSelect,
+      h('option', { value: '' }, 'all scopes'),
+      scopes.map((s) => {
+        const o = h('option', { value: s }, s);
+        o.selected = s === scope;
+        return o;
+      }),
+    );
+    const shown = runs.filter((r) => scope === '' || r.scope === scope);
+    if (shown.length === 0) {
+      replace(body, h('tr', {}, h('td', { class: 'empty', attrs: { colspan: '8' } }, 'No runs.')));
+      return;
+    }
+    replace(
+      body,
+      shown.map((run) => {
+        const limit = limitHit(run);
+        const pending = run.pendingApprovals ?? 0;
+        const href = `#/runs/${encodeURIComponent(run.id)}`;
+        return h(
+          'tr',
+          { data: { runId: run.id }, class: 'clickable' },
+          h('td', {}, statusBadge(run.status)),
+          h(
+            'td',
+            { class: 'title' },
+            h('a', { href }, run.description || '(no description)'),
+            h('div', { class: 'id' }, run.id),
+          ),
+          h('td', {}, run.scope),
+          h('td', { title: new Date(run.createdAt).toISOString() }, formatAgo(run.createdAt, now)),
+          h('td', { class: 'num' }, formatDuration(duration(run, now))),
+          h('td', { class: 'num' }, callCount(run) ?? '–'),
+          h(
+            'td',
+            { class: 'num' },
+            pending > 0 ? h('span', { class: 'badge status-waiting-approval' }, pending) : '0',
+          ),
+          h('td', {}, limit ? h('span', { class: 'badge limit' }, limit) : ''),
+        );
+      }),
+    );
+  }
+
+  const refresh = async (signal: AbortSignal): Promise<void> => {
+    try {
+      runs = await ctx.api.listRuns(status || undefined, signal);
+      ctx.report(undefined);
+      updated.textContent = `updated ${new Date().toLocaleTimeString()}`;
+      draw();
+    } catch (err) {
+      if (!signal.aborted) ctx.report(err);
+    }
+  };
+  let stop = every(REFRESH_MS, refresh);
+  const stopAndRestart = (): void => {
+    stop();
+    const q = new URLSearchParams();
+    if (status) q.set('status', status);
+    if (scope) q.set('scope', scope);
+    const qs = q.toString();
+    history.replaceState(null, '', `#/runs${qs === '' ? '' : `?${qs}`}`);
+    stop = every(REFRESH_MS, refresh);
+  };
+
+  const root = h(
+    'section',
+    { class: 'runs' },
+    h('div', { class: 'toolbar' }, h('h2', {}, 'Runs'), chips, scopeSelect, updated),
+    h(
+      'table',
+      { class: 'list' },
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ['Status', 'Run', 'Scope', 'Started', 'Duration', 'Calls', 'Approvals', 'Limit hit'].map(
+            (t) => h('th', {}, t),
+          ),
+        ),
+      ),
+      body,
+    ),
+  );
+  return { root, dispose: () => stop() };
+}

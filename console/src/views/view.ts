@@ -1,0 +1,40 @@
+/** What every view gets and returns. */
+import type { Api } from '../api.js';
+
+/** The shell's services for a view. */
+export interface ViewContext {
+  api: Api;
+  /** Shows an error (or clears it with `undefined`) in the shell's banner. */
+  report(error: unknown): void;
+  /** Tells the shell how many approvals are pending (the nav badge). */
+  pendingApprovals(count: number): void;
+}
+
+/** A mounted view; `dispose` stops its timers and streams. */
+export interface View {
+  root: HTMLElement;
+  dispose(): void;
+}
+
+/**
+ * Calls `tick` now and then every `ms` until disposed; a tick never overlaps the previous one.
+ * @returns the stop function.
+ */
+export function every(ms: number, tick: (signal: AbortSignal) => Promise<void>): () => void {
+  const controller = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const loop = async (): Promise<void> => {
+    if (controller.signal.aborted) return;
+    try {
+      await tick(controller.signal);
+    } catch {
+      // the tick reports its own errors
+    }
+    if (!controller.signal.aborted) timer = setTimeout(() => void loop(), ms);
+  };
+  void loop();
+  return () => {
+    controller.abort();
+    if (timer !== undefined) clearTimeout(timer);
+  };
+}

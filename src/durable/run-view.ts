@@ -1,0 +1,111 @@
+/**
+ * What the API shows of a run: one run in full (`GET /v1/runs/:id`) and the summaries of a scope's
+ * runs (`GET /v1/runs`). Both are read from the store, so any replica answers the same.
+ */
+import type { JsonValue } from '../json.js';
+import type { RunFilter, RunRecord, RunStatus, RunStore } from './store.js';
+
+/** A nested call of a run, from its `call-end` event. */
+export interface CallView {
+  name: string;
+  ok: boolean | undefined;
+  code: string | undefined;
+  durationMs: number | undefined;
+}
+
+/** A run in a list: no program, calls or result, only what a row needs. */
+export interface RunSummary {
+  id: string;
+  scope: string;
+  description: string | undefined;
+  status: RunStatus;
+  /** Nested calls whose body has started so far (a call waiting for a human is not counted yet). */
+  callCount: number;
+  /** Approvals still pending. */
+  pendingApprovals: number;
+  /** The error (`{ code, message, ... }`) of a failed, cancelled or interrupted run. */
+  error: JsonValue | undefined;
+  createdAt: number;
+  startedAt: number | undefined;
+  updatedAt: number;
+  finishedAt: number | undefined;
+}
+
+/** A run as the API shows it. */
+export interface RunView extends RunSummary {
+  /** The program's TypeScript source. */
+  program: string;
+  /** The nested calls that have ended so far, in the order they ended. */
+  calls: CallView[];
+  /** The run_code ToolResult, once settled. */
+  result: JsonValue | undefined;
+}
+
+/** The most runs one list answers. */
+export const MAX_LISTED_RUNS = 100;
+
+function summary(record: RunRecord, callCount: number, pendingApprovals: number): RunSummary {
+  return {
+    id: record.id,
+    scope: record.scope,
+    description: record.description,
+    status: record.status,
+    callCount,
+    pendingApprovals,
+    error: record.error,
+    createdAt: record.createdAt,
+    startedAt: record.startedAt,
+    updatedAt: record.updatedAt,
+    finishedAt: record.finishedAt,
+  };
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/** The full view of one run. */
+export async function runView(store: RunStore, record: RunRecord): Promise<RunView> {
+  const [events, approvals] = await Promise.all([
+    store.listEvents(record.id, 0, 1000),
+    store.listApprovals({ runId: record.id, status: ['pending'] }),
+  ]);
+  const calls = events
+    .filter((e) => e.type === 'call-end')
+    .map((e): CallView => {
+      const d = e.data as { name?: unknown; ok?: unknown; code?: unknown; durationMs?: unknown };
+      return {
+        name: String(d.name),
+        ok: typeof d.ok === 'boolean' ? d.ok : undefined,
+        code: str(d.code),
+        durationMs: typeof d.durationMs === 'number' ? d.durationMs : undefined,
+      };
+    });
+  const counted = (await store.countCalls([record.id])).get(record.id) ?? 0;
+  return {
+    ...summary(record, Math.max(counted, calls.length), approvals.length),
+    program: record.program,
+    calls,
+    result: record.result,
+  };
+}
+
+/** A scope's runs, newest first (at most {@link MAX_LISTED_RUNS}). */
+export async function listRunSummaries(
+  store: RunStore,
+  filter: { scope: string; status?: readonly RunStatus[] | undefined; limit?: number | undefined },
+): Promise<RunSummary[]> {
+  const query: RunFilter = {
+    scope: filter.scope,
+    status: filter.status,
+    limit: Math.min(filter.limit ?? MAX_LISTED_RUNS, MAX_LISTED_RUNS),
+  };
+  const records = await store.listRuns(query);
+  if (records.length === 0) return [];
+  const ids = records.map((r) => r.id);
+  const [counts, pending] = await Promise.all([
+    store.countCalls(ids),
+    store.listApprovals({ scope: filter.scope, status: ['pending'], limit: 1000 }),
+  ]);
+  const waiting = new Map<string, number>();
+  for (const a of pending) waiting.set(a.runId, (waiting.get(a.runId) ?? 0) + 1);
+  return records.map((r) => summary(r, counts.get(r.id) ?? 0, waiting.get(r.id) ?? 0));
+}

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import {
+  formatAgo,
+  formatDuration,
+  jsonPreview,
+  limitHit,
+  runError,
+} from '../../console/src/format.js';
+
+describe('console formatting', () => {
+  it('formats durations and ages for reading at a glance', () => {
+    expect(formatDuration(850)).toBe('850 ms');
+    expect(formatDuration(1234)).toBe('1.23 s');
+    expect(formatDuration(65_000)).toBe('1 min 05 s');
+    expect(formatDuration(undefined)).toBe('–');
+    expect(formatAgo(1000, 1000)).toBe('just now');
+    expect(formatAgo(0, 125_000)).toBe('2 min ago');
+  });
+
+  it('reads the error, its kind and the limit hit from a run', () => {
+    const timedOut = {
+      result: {
+        ok: false,
+        error: { code: 'CODE_RUN_FAILED', message: 'wall', details: { kind: 'timeout' } },
+      },
+    };
+    expect(runError(timedOut)).toEqual({
+      code: 'CODE_RUN_FAILED',
+      message: 'wall',
+      kind: 'timeout',
+    });
+    expect(limitHit(timedOut)).toBe('timeout');
+    expect(
+      limitHit({
+        error: { code: 'CODE_RUN_FAILED', message: 'x', details: { kind: 'exception' } },
+      }),
+    ).toBeUndefined();
+    expect(runError({ result: { ok: true, value: 1 } })).toBeUndefined();
+    expect(jsonPreview({ a: 'x'.repeat(200) }, 20)).toHaveLength(20);
+  });
+});
