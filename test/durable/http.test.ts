@@ -142,7 +142,9 @@ describe('durable runs over HTTP', () => {
     const id = await start(`await tools.kv.put({ key: 'bg', value: 'v' }); return 42;`);
     const code = `await tools.kv.put({ key: 'bg', value: 'v' }); return 42;`;
     const view = await runIn(id, 'succeeded');
-    expect(view.calls).toEqual([{ name: 'kv.put', ok: true, durationMs: expect.any(Number) }]);
+    expect(view.calls).toEqual([
+      { name: 'kv.put', ok: true, durationMs: expect.any(Number) as number },
+    ]);
     expect(view).toMatchObject({ program: code, callCount: 1, pendingApprovals: 0 });
     expect(view.startedAt).toEqual(expect.any(Number));
     expect(view.finishedAt).toBeGreaterThanOrEqual(view.startedAt as number);
@@ -184,7 +186,7 @@ describe('durable runs over HTTP', () => {
     await runIn(first, 'succeeded');
     const second = await start(`return await tools.kv.delete({ key: 'listed' });`);
     const [approval] = await pendingOf(second, 1);
-    const listed = (await json(request(KEY_A, '/v1/runs'))) as { runs: Record<string, unknown>[] };
+    const listed = await json<{ runs: Record<string, unknown>[] }>(request(KEY_A, '/v1/runs'));
     const ids = listed.runs.map((r) => r.id);
     expect(ids.indexOf(second)).toBeLessThan(ids.indexOf(first));
     expect(listed.runs.find((r) => r.id === second)).toMatchObject({
@@ -195,15 +197,15 @@ describe('durable runs over HTTP', () => {
       callCount: 0,
     });
     expect(listed.runs.every((r) => r.scope === 'alpha' && !('program' in r))).toBe(true);
-    const waiting = (await json(request(KEY_A, '/v1/runs?status=waiting-approval,queued'))) as {
-      runs: { id: string; status: string }[];
-    };
+    const waiting = await json<{ runs: { id: string; status: string }[] }>(
+      request(KEY_A, '/v1/runs?status=waiting-approval,queued'),
+    );
     expect(waiting.runs.map((r) => r.id)).toContain(second);
     expect(waiting.runs.every((r) => r.status === 'waiting-approval')).toBe(true);
-    expect(
-      ((await json(request(KEY_A, '/v1/runs?limit=1'))) as { runs: unknown[] }).runs,
-    ).toHaveLength(1);
-    const other = (await json(request(KEY_B, '/v1/runs'))) as { runs: { id: string }[] };
+    expect((await json<{ runs: unknown[] }>(request(KEY_A, '/v1/runs?limit=1'))).runs).toHaveLength(
+      1,
+    );
+    const other = await json<{ runs: { id: string }[] }>(request(KEY_B, '/v1/runs'));
     expect(other.runs.map((r) => r.id)).not.toContain(second);
     expect(other.runs.map((r) => r.id)).not.toContain(first);
     for (const bad of ['?status=done', '?limit=0', '?limit=101', '?limit=x']) {
@@ -213,9 +215,9 @@ describe('durable runs over HTTP', () => {
     }
     await post(KEY_A, `/v1/approvals/${approval!.id}`, { decision: 'allowed-once' });
     await runIn(second, 'succeeded');
-    const after = (await json(request(KEY_A, '/v1/runs?status=succeeded'))) as {
-      runs: Record<string, unknown>[];
-    };
+    const after = await json<{ runs: Record<string, unknown>[] }>(
+      request(KEY_A, '/v1/runs?status=succeeded'),
+    );
     expect(after.runs.find((r) => r.id === second)).toMatchObject({
       callCount: 1,
       pendingApprovals: 0,
