@@ -231,6 +231,15 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   }
   if (options.onEvent) events.on(options.onEvent);
   const executor = new Executor(registry, events, options);
+  // A scope's `ask` patterns are one more pre-execute rule: the call waits for the approver.
+  executor.use({
+    preExecute: ({ call }) => {
+      const by = registry.askingScope(call.scope, call.name);
+      return by === undefined
+        ? undefined
+        : { action: 'ask', message: `scope "${by}" asks a human before ${call.name} runs` };
+    },
+  });
 
   const progress = new Emitter<[callId: string, event: RunProgressEvent]>();
   const codeMode = options.codeMode === false ? undefined : (options.codeMode ?? {});

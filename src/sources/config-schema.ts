@@ -60,6 +60,7 @@ export const scopeSchema = z.strictObject({
   parent: scopeName.optional(),
   allow: z.array(pattern).optional(),
   deny: z.array(pattern).optional(),
+  ask: z.array(pattern).optional(),
   mode: z.enum(['native', 'code', 'both']).optional(),
   limits: limitsSchema.optional(),
 });

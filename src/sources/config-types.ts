@@ -110,6 +110,8 @@ export interface ScopeConfig {
   allow: string[] | undefined;
   /** Tool-name patterns removed after `allow`. @default [] */
   deny: string[] | undefined;
+  /** Tool-name patterns whose calls wait for a human's approval (durable runs' approvals, or the library's approver). @default [] */
+  ask: string[] | undefined;
   /** Presentation mode. @default the parent's mode; a scope with no parent gets "code" */
   mode: PresentationMode | undefined;
   /** Limits overriding the top-level `limits` (and the parent's). @default {} */

@@ -221,6 +221,7 @@ export function parseConfig(
       parent: s.parent,
       allow: s.allow,
       deny: s.deny,
+      ask: s.ask,
       mode: s.mode ?? (isRoot ? 'code' : undefined),
       limits: s.limits,
     };

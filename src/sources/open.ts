@@ -100,7 +100,7 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Ope
     const scopes: Record<string, ScopeConfig> = {};
     const scopeLimits: Record<string, Record<string, number>> = {};
     for (const [id, s] of Object.entries(config.scopes)) {
-      scopes[id] = { parent: s.parent, mode: s.mode, allow: s.allow, deny: s.deny };
+      scopes[id] = { parent: s.parent, mode: s.mode, allow: s.allow, deny: s.deny, ask: s.ask };
       if (s.limits) scopeLimits[id] = definedLimits(s.limits);
     }
     const root = scopes[DEFAULT_SCOPE] ?? {};

@@ -28,6 +28,8 @@ export class ToolRegistry {
   readonly #tools = new Map<string, ResolvedTool>();
   readonly #scopes = new Map<string, CompiledScope>();
   readonly #visible = new Map<string, Map<string, ResolvedTool>>();
+  /** Per scope: tool name → the scope whose `ask` matches it (null: none). */
+  readonly #asking = new Map<string, Map<string, string | null>>();
   readonly #routes = new Map<string, ReadonlyMap<string, readonly string[]>>();
   #transport: ResolvedTool<TransportContext> | undefined;
   #version = 0;
@@ -85,6 +87,7 @@ export class ToolRegistry {
   /** Derived per-scope data (visibility, routes) is stale: drop it and bump the version. */
   #changed(): void {
     this.#visible.clear();
+    this.#asking.clear();
     this.#routes.clear();
     this.#version++;
   }
@@ -179,6 +182,26 @@ export class ToolRegistry {
     }
     this.#visible.set(scope, out);
     return out;
+  }
+
+  /**
+   * The scope up the chain (nearest first) whose `ask` patterns name this tool: calls of it in
+   * `scope` wait for a human. Undefined when none does (or the scope is unknown).
+   */
+  askingScope(scope: string, name: string): string | undefined {
+    if (name === RUN_CODE) return undefined; // run_code is never asked about; each nested call is
+    let byName = this.#asking.get(scope);
+    if (!byName) {
+      if (!this.#scopes.has(scope)) return undefined;
+      byName = new Map();
+      this.#asking.set(scope, byName);
+    }
+    let found = byName.get(name);
+    if (found === undefined) {
+      found = this.#chain(scope).find((s) => s.ask(name))?.id ?? null;
+      byName.set(name, found);
+    }
+    return found ?? undefined;
   }
 
   /** The full visible catalog of a scope, sorted by name. Never collapsed by mode. */

@@ -19,6 +19,12 @@ export interface ScopeConfig {
   allow?: readonly string[] | undefined;
   /** Tool-name patterns hidden from this scope; applied after `allow`. @default none */
   deny?: readonly string[] | undefined;
+  /**
+   * Tool-name patterns whose calls in this scope (and its children) wait for a human's approval
+   * before they run, exactly like a pre-execute hook answering `ask`. @default none
+   * @example ["fs.write_*", "kv.delete"]
+   */
+  ask?: readonly string[] | undefined;
 }
 
 const MODES: readonly PresentationMode[] = ['native', 'code', 'both'];
@@ -43,11 +49,12 @@ export interface CompiledScope {
   readonly mode: PresentationMode | undefined;
   readonly allow: ((name: string) => boolean) | undefined;
   readonly deny: (name: string) => boolean;
+  readonly ask: (name: string) => boolean;
 }
 
 function compilePatterns(
   id: string,
-  key: 'allow' | 'deny',
+  key: 'allow' | 'deny' | 'ask',
   patterns: unknown,
 ): ((name: string) => boolean)[] {
   if (!Array.isArray(patterns))
@@ -81,7 +88,7 @@ export function compileScope(id: string, config: ScopeConfig): CompiledScope {
     throw new IsocodeError('INVALID_SCOPE', `invalid scope id ${JSON.stringify(id)}`);
   if (typeof config !== 'object' || config === null)
     throw new IsocodeError('INVALID_SCOPE', `scope "${id}": expected an object`);
-  const known = new Set(['parent', 'mode', 'allow', 'deny']);
+  const known = new Set(['parent', 'mode', 'allow', 'deny', 'ask']);
   for (const key of Object.keys(config)) {
     if (!known.has(key))
       throw new IsocodeError('INVALID_SCOPE', `scope "${id}": unknown key "${key}"`);
@@ -103,11 +110,13 @@ export function compileScope(id: string, config: ScopeConfig): CompiledScope {
     throw new IsocodeError('INVALID_SCOPE', `scope "${id}" cannot be its own parent`);
   const allow = config.allow === undefined ? undefined : compilePatterns(id, 'allow', config.allow);
   const deny = config.deny === undefined ? [] : compilePatterns(id, 'deny', config.deny);
+  const ask = config.ask === undefined ? [] : compilePatterns(id, 'ask', config.ask);
   return {
     id,
     parent,
     mode: config.mode,
     allow: allow ? (name) => allow.some((m) => m(name)) : undefined,
     deny: (name) => deny.some((m) => m(name)),
+    ask: (name) => ask.some((m) => m(name)),
   };
 }

@@ -210,3 +210,78 @@ describe('the approval seam', () => {
     await rt.close();
   });
 });
+
+describe("a scope's ask patterns", () => {
+  const tools = ['kv.get', 'kv.delete', 'fs.write_file'].map((name) => ({
+    name,
+    description: `The ${name} tool.`,
+    input: { type: 'object' as const, properties: {} },
+    execute: () => name,
+  }));
+
+  it('ask the approver for the matching tools of the scope and its children, not others', async () => {
+    const asked: { name: string; scope: string; messages: readonly string[] }[] = [];
+    const rt = await createRuntime({
+      tools,
+      scopes: {
+        default: { mode: 'native', ask: ['kv.delete'] },
+        team: { parent: 'default', ask: ['fs.*'] },
+        other: { parent: 'default' },
+      },
+      approver: (req) => {
+        asked.push({ name: req.name, scope: req.scope, messages: req.messages });
+        return req.name === 'kv.delete' ? 'rejected' : 'allowed-once';
+      },
+    });
+    try {
+      expect((await rt.execute({ name: 'kv.get', args: {} }, { scope: 'team' })).ok).toBe(true);
+      const del = await rt.execute({ name: 'kv.delete', args: {} }, { scope: 'team' });
+      expect(!del.ok && del.error).toMatchObject({ code: 'DENIED', reason: 'approval-rejected' });
+      expect((await rt.execute({ name: 'fs.write_file', args: {} }, { scope: 'team' })).ok).toBe(
+        true,
+      );
+      expect((await rt.execute({ name: 'fs.write_file', args: {} }, { scope: 'other' })).ok).toBe(
+        true,
+      );
+      expect(asked).toEqual([
+        {
+          name: 'kv.delete',
+          scope: 'team',
+          messages: ['scope "default" asks a human before kv.delete runs'],
+        },
+        {
+          name: 'fs.write_file',
+          scope: 'team',
+          messages: ['scope "team" asks a human before fs.write_file runs'],
+        },
+      ]);
+    } finally {
+      await rt.close();
+    }
+  });
+
+  it('fail closed without an approver; run_code itself is never asked about', async () => {
+    const rt = await createRuntime({
+      tools,
+      scopes: { default: { mode: 'code', ask: ['*'] } },
+      codeMode: { warmup: false },
+    });
+    try {
+      const res = await rt.execute({
+        name: 'run_code',
+        args: { code: 'return await tools.kv.get({});', description: 'reads' },
+      });
+      expect(res.meta.stages).not.toContain('approval');
+      expect(JSON.stringify(res)).toContain('no approval could be obtained');
+    } finally {
+      await rt.close();
+    }
+  });
+
+  it('refuse run_code and non-arrays as patterns with INVALID_SCOPE', async () => {
+    for (const ask of [['run_code'], 'kv.*', ['']] as unknown as string[][])
+      await expect(createRuntime({ tools, scopes: { default: { ask } } })).rejects.toMatchObject({
+        code: 'INVALID_SCOPE',
+      });
+  });
+});

@@ -129,7 +129,13 @@ describe('parseConfig', () => {
         defaultScope: 'default',
         scopes: {
           default: { mode: 'code' },
-          'tenant-a': { parent: 'default', allow: ['fs.*'], deny: ['fs.write_file'], mode: 'code' },
+          'tenant-a': {
+            parent: 'default',
+            allow: ['fs.*'],
+            deny: ['fs.write_file'],
+            ask: ['fs.move_*'],
+            mode: 'code',
+          },
           'tenant-b': { parent: 'tenant-a' },
         },
         limits: {
@@ -201,6 +207,7 @@ describe('parseConfig', () => {
       parent: 'default',
       allow: ['fs.*'],
       deny: ['fs.write_file'],
+      ask: ['fs.move_*'],
       mode: 'code',
       limits: undefined,
     });
@@ -327,6 +334,11 @@ describe('parseConfig', () => {
       'a bad allow pattern',
       { scopes: { default: { allow: ['fs/*'] } } },
       'scopes.default.allow[0]: expected a tool-name pattern',
+    ],
+    [
+      'a bad ask pattern',
+      { scopes: { default: { ask: ['kv delete'] } } },
+      'scopes.default.ask[0]: expected a tool-name pattern',
     ],
     [
       'an unknown parent',
