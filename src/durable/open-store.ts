@@ -1,7 +1,5 @@
 /** Opens the configured run store: PostgreSQL for a `postgres://` url, else embedded PGlite. */
 import { IsocodeError } from '../errors.js';
-import { openPgClient } from './pg-client.js';
-import { openPgliteClient } from './pglite-client.js';
 import { createSqlStore } from './sql-store.js';
 import type { RunStore } from './store.js';
 
@@ -31,9 +29,10 @@ export async function openRunStore(options: StoreOptions = {}): Promise<RunStore
       'INVALID_CONFIG',
       'store.url must start with postgres:// or postgresql://',
     );
+  // Each driver is loaded only when chosen: a process that uses one never pays for the other.
   const client =
     options.url !== undefined
-      ? openPgClient({ url: options.url, max: options.poolSize })
-      : await openPgliteClient(options.path);
+      ? (await import('./pg-client.js')).openPgClient({ url: options.url, max: options.poolSize })
+      : await (await import('./pglite-client.js')).openPgliteClient(options.path);
   return createSqlStore(client, { schema: options.schema, pollMs: options.pollMs });
 }

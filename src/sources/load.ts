@@ -4,7 +4,6 @@ import type { ToolDefinition } from '../index.js';
 import { formatConfigPath } from './config.js';
 import type { IsocodeConfig, McpSourceConfig, SourceConfig } from './config-types.js';
 import { builtinDemoTools } from './demo.js';
-import { mcpTools } from './mcp.js';
 import type { McpSource, McpSourceStatus } from './mcp.js';
 import type { McpReconnectOptions, McpServerOptions } from './mcp-connection.js';
 import { loadModuleTools } from './module.js';
@@ -135,6 +134,8 @@ async function loadOne(source: SourceConfig, options: LoadSourcesOptions): Promi
       path: source.module,
       tools: await loadModuleTools(source.module),
     };
+  // The MCP SDK (~0.3 s to import) is loaded only when a config names an MCP source.
+  const { mcpTools } = await import('./mcp.js');
   const mcp = await mcpTools({
     name: source.name,
     mcp: mcpServerOptions(source, options.env ?? process.env),

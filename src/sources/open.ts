@@ -4,7 +4,7 @@
  * server all start here.
  */
 import { IsocodeError } from '../errors.js';
-import { createDurableRuntime, type DurableRuntime } from '../durable/index.js';
+import type { DurableRuntime } from '../durable/index.js';
 import type { RunManager } from '../durable/runs.js';
 import type { StoreConfig } from './config-types.js';
 import {
@@ -117,7 +117,11 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Ope
       },
       humanApprovalTimeoutMs: config.store.approvalTimeoutMs,
     };
-    const runtime = await (durable ? createDurableRuntime : createRuntime)({
+    // Durable runs (a SQL driver, OpenTelemetry) are loaded only when a config has a `store`.
+    const create = durable
+      ? (await import('../durable/index.js')).createDurableRuntime
+      : createRuntime;
+    const runtime = await create({
       ...durable,
       maxParallelSubCalls: config.maxParallelSubCalls,
       defaultTimeoutMs: config.defaultTimeoutMs,
