@@ -81,6 +81,14 @@ export interface CodeModeOptions extends IsolateRunnerOptions {
    * @default { mode: "auto", thresholdTokens: 16000 }
    */
   discovery?: DiscoveryOptions | undefined;
+  /**
+   * The savings ledger (`meta.savings` of each run_code result: tokens shown vs the JSON wire,
+   * nested results kept out of the context). Counting loads a tokenizer (~0.2–0.7 s, once per
+   * process) and tokenizes each run's results; `false` skips both (the one-shot CLI does, unless
+   * `--json` prints the result whole).
+   * @default true
+   */
+  savings?: boolean | undefined;
 }
 
 /** Options of {@link createRuntime}. */
@@ -256,6 +264,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     registry.setTransport(
       createRunCodeTool({
         runner: ledgers.wrap(runner, {
+          measure: codeMode.savings ?? true,
           catalogTokens: (scope) => discovery.catalogTokens(scope),
           onNestedResult: inference
             ? (scope, name, r) =>

@@ -98,6 +98,12 @@ export interface CliRuntimeOptions {
   typecheck?: boolean | undefined;
   /** Limit flags, layered over the config's `limits`. */
   limits?: LimitsConfig | undefined;
+  /**
+   * A one-shot command (`run`, `check`): one program is transpiled (and run) in this process, so
+   * it keeps one spare sandbox worker (not the config's `spareWorkers`, sized for a server), and
+   * the savings ledger only when `savings` (it loads a tokenizer; `run --json` prints it).
+   */
+  oneShot?: { savings: boolean } | undefined;
   cwd?: string | undefined;
 }
 
@@ -137,6 +143,9 @@ export async function openCliRuntime(options: CliRuntimeOptions): Promise<CliRun
     ? {
         ...typecheckOption(options.typecheck),
         ...(hasFlagLimits ? { limits: flagLimits } : {}),
+        ...(options.oneShot
+          ? { workers: { spareWorkers: 1 }, savings: options.oneShot.savings }
+          : {}),
       }
     : false;
   let opened: CliRuntime;

@@ -52,6 +52,8 @@ export interface CatalogTokens {
 
 /** What the ledger needs of the runtime. */
 export interface LedgerSource {
+  /** Whether runs are measured at all; `false` only forwards nested results. @default true */
+  measure?: boolean | undefined;
   /** The catalog figures of a scope (cached per SDK text by the caller). */
   catalogTokens(scope: string): CatalogTokens;
   /** Receives every successful nested result (output inference); never blocks the call. */
@@ -138,14 +140,16 @@ export class LedgerBook {
    * its ledger is kept under the run_code call id when the run settles, successful or not.
    */
   wrap(runner: CodeRunner, source: LedgerSource): CodeRunner {
+    const measure = source.measure ?? true;
     const run: CodeRunner['run'] = async (program, ctx) => {
       const ledger = new RunLedger();
       const dispatch: RunnerContext['dispatch'] = async (...args) => {
         const r = await ctx.dispatch(...args);
-        ledger.nested(r);
+        if (measure) ledger.nested(r);
         if (r.ok && source.onNestedResult) source.onNestedResult(ctx.scope, args[0], r);
         return r;
       };
+      if (!measure) return runner.run(program, source.onNestedResult ? { ...ctx, dispatch } : ctx);
       let value: RunCodeValue | undefined;
       this.#start(ctx.callId);
       try {

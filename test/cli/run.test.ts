@@ -36,10 +36,14 @@ describe('isocode run', () => {
     const result = JSON.parse(r.stdout) as {
       ok: boolean;
       value: { result: number; logs: unknown[] };
+      meta: { savings?: { nestedCalls: number; wireTokens: number } };
     };
     expect(result.ok).toBe(true);
     expect(result.value.result).toBe(3);
     expect(result.value.logs).toEqual([{ level: 'log', text: 'hi' }]);
+    // --json prints the whole result, the savings ledger included (plain output skips it).
+    expect(result.meta.savings?.nestedCalls).toBe(1);
+    expect(result.meta.savings?.wireTokens).toBeGreaterThan(0);
   });
 
   it('a type error: diagnostics with file:line:col, "error: typecheck", exit 1, nothing ran', async () => {

@@ -8,6 +8,7 @@ import { createRuntime, type Runtime, type ToolResult } from '../../src/index.js
 import { EXACT_TOKEN_CHARS } from '../../src/run-code/ledger.js';
 import { createHttpApp } from '../../src/server/index.js';
 import { countTokens } from '../../src/tokens.js';
+import { until } from '../sources/helpers.js';
 
 const rows = (n: number): { rows: { id: number; name: string; tags: string[] }[] } => ({
   rows: Array.from({ length: n }, (_, i) => ({ id: i, name: `row ${i}`, tags: ['a', 'b'] })),
@@ -128,6 +129,32 @@ describe('the savings ledger', () => {
       );
     } finally {
       await compact.close();
+    }
+  });
+
+  it('savings: false keeps no ledger, and output inference still sees the nested results', async () => {
+    const off = await createRuntime({
+      tools: [
+        {
+          name: 'data.rows',
+          description: 'Returns n rows.',
+          input: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
+          execute: (args: unknown) => rows((args as { n: number }).n),
+        },
+      ],
+      scopes: { default: { mode: 'code' } },
+      codeMode: { warmup: false, typecheck: 'off', savings: false, inferOutputs: true },
+    });
+    try {
+      const r = await off.execute({
+        name: 'run_code',
+        args: { code: 'return (await tools.data.rows({ n: 2 })).rows.length;', description: 'off' },
+      });
+      expect(r.ok).toBe(true);
+      expect(r.meta.savings).toBeUndefined();
+      await until(() => (off.stats().inference?.folded ?? 0) >= 1, 'one folded result');
+    } finally {
+      await off.close();
     }
   });
 

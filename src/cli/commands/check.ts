@@ -25,6 +25,7 @@ export async function checkCommand(
     scope: flags.scope,
     codeMode: true,
     typecheck: true,
+    oneShot: { savings: false },
   });
   try {
     requireCodeScope(opened.runtime, opened.scope);

@@ -49,6 +49,7 @@ export async function runCommand(
     codeMode: true,
     typecheck: flags.typecheck === false ? false : undefined,
     limits,
+    oneShot: { savings: flags.json === true },
   });
   try {
     requireCodeScope(opened.runtime, opened.scope);
