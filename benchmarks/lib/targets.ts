@@ -57,6 +57,23 @@ export const TARGETS: readonly TargetDefinition[] = [
     limit: 300,
   },
   {
+    id: 'cli-run',
+    description:
+      'One-shot CLI: `isocode run examples/hello.ts` (typecheck on), spawn to exit, median',
+    metric: 'cli.runMs',
+    unit: 'ms',
+    kind: 'max',
+    limit: 500,
+  },
+  {
+    id: 'cli-help',
+    description: 'One-shot CLI: `isocode --help`, spawn to exit, median',
+    metric: 'cli.helpMs',
+    unit: 'ms',
+    kind: 'max',
+    limit: 200,
+  },
+  {
     id: 'throughput-check',
     description: 'Throughput at concurrency 8, typecheck on',
     metric: 'throughput.c8.isocode.runsPerSec',

@@ -7,6 +7,7 @@ export const SCENARIO_IDS = [
   'dispatch',
   'latency',
   'cold',
+  'cli',
   'throughput',
   'baselines',
   'scale',

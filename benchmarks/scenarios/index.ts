@@ -1,6 +1,7 @@
 /** Every scenario, in run order. */
 import type { Scenario } from '../lib/types.js';
 import { baselinesScenario } from './baselines.js';
+import { cliScenario } from './cli.js';
 import { coldScenario } from './cold.js';
 import { dispatchScenario } from './dispatch.js';
 import { latencyScenario } from './latency.js';
@@ -13,6 +14,7 @@ export const SCENARIOS: readonly Scenario[] = [
   dispatchScenario,
   latencyScenario,
   coldScenario,
+  cliScenario,
   throughputScenario,
   baselinesScenario,
   scaleScenario,
