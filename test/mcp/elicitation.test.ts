@@ -3,6 +3,7 @@
  * linked in-memory transport. Real runtime and isolate runner; a hook asks for `danger`.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import {
   ElicitRequestSchema,
@@ -13,7 +14,12 @@ import {
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createRuntime, defineTool, type ApprovalRequest, type Runtime } from '../../src/index.js';
-import { createMcpServer, ERROR_META_KEY, type McpServerOptions } from '../../src/mcp/index.js';
+import {
+  createMcpServer,
+  ERROR_META_KEY,
+  serveMcpHttp,
+  type McpServerOptions,
+} from '../../src/mcp/index.js';
 import { MAX_SHOWN_ARGS } from '../../src/mcp/elicit.js';
 
 const ran: string[] = [];
@@ -272,6 +278,45 @@ describe('a client with the elicitation capability', () => {
     expect(argsLine.endsWith('…')).toBe(true);
     expect(ran).toEqual([]);
     await client.close();
+  });
+});
+
+describe('over streamable HTTP', () => {
+  const capable = (): Client => {
+    const client = new Client(
+      { name: 'test', version: '0.0.0' },
+      { capabilities: { elicitation: {} } },
+    );
+    client.setRequestHandler(ElicitRequestSchema, () => approve(true));
+    return client;
+  };
+
+  it('a stateful session is asked on the stream of its call', async () => {
+    const handle = await serveMcpHttp({ runtime, port: 0 });
+    try {
+      const client = capable();
+      await client.connect(new StreamableHTTPClientTransport(new URL(handle.url)));
+      expect(text(await runCode(client, once('http')))).toContain('done http');
+      expect(ran).toEqual(['http']);
+      expect(runtimeAsked).toEqual([]);
+      await client.close();
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('stateless: no server keeps the capability, so the runtime approver answers', async () => {
+    const handle = await serveMcpHttp({ runtime, port: 0, sessions: 'stateless' });
+    try {
+      const client = capable();
+      await client.connect(new StreamableHTTPClientTransport(new URL(handle.url)));
+      expect(text(await runCode(client, once('stateless')))).toContain('DENIED');
+      expect(runtimeAsked).toHaveLength(1);
+      expect(ran).toEqual([]);
+      await client.close();
+    } finally {
+      await handle.close();
+    }
   });
 });
 
