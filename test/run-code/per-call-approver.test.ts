@@ -14,7 +14,7 @@ import {
   type RunCodeValue,
   type ToolResult,
 } from '../../src/index.js';
-import { deferred } from '../executor/fixtures.js';
+import { codeRuntime, deferred, run } from '../executor/fixtures.js';
 
 const ran: string[] = [];
 const runtimeAsked: ApprovalRequest[] = [];
@@ -132,6 +132,36 @@ describe('a per-call approver', () => {
       expect(plain.ok || plain.error.reason).toBe('approval-rejected');
     } finally {
       await native.close();
+    }
+  });
+
+  it("a nested call cannot swap it: its own approver option is ignored for the token's", async () => {
+    const t = defineTool({ name: 't', description: '', input: {}, execute: () => 1 });
+    const holder: { rt?: Runtime } = {};
+    const nested = await codeRuntime(
+      async (api) => {
+        const own = await holder.rt?.execute(
+          { name: 't', args: {} },
+          { scope: api.scope, parent: api.parentToken, approver: () => 'allowed-once' },
+        );
+        return own?.ok || own?.error.reason;
+      },
+      [t],
+      {
+        hooks: { preExecute: (ctx) => (ctx.call.name === 't' ? { action: 'ask' } : undefined) },
+        approver: () => 'rejected',
+      },
+    );
+    holder.rt = nested;
+    try {
+      // No per-call approver on the run: the token carries none, so the runtime's answers.
+      const plain = await nested.execute(run());
+      expect(plain.ok && plain.value).toMatchObject({ result: 'approval-rejected' });
+      // The run's own approver is the one its nested calls get.
+      const own = await nested.execute(run(), { approver: () => 'cancelled' });
+      expect(own.ok && own.value).toMatchObject({ result: 'approval-cancelled' });
+    } finally {
+      await nested.close();
     }
   });
 });
