@@ -52,8 +52,12 @@ export function stripUnsafe(text: string): string {
   return text.replace(UNSAFE, '');
 }
 
-const cap = (text: string, max: number): string =>
-  text.length > max ? `${text.slice(0, max - 1)}…` : text;
+/** `text` cut to `max` characters with an ellipsis, never between the halves of a surrogate pair. */
+function cap(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max - 1);
+  return `${/[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut}…`;
+}
 
 /** The message the human reads: the tool, the reason the hooks gave, the arguments they saw. */
 export function approvalMessage(request: ApprovalRequest): string {

@@ -20,7 +20,7 @@ import {
   serveMcpHttp,
   type McpServerOptions,
 } from '../../src/mcp/index.js';
-import { MAX_SHOWN_ARGS } from '../../src/mcp/elicit.js';
+import { approvalMessage, MAX_SHOWN_ARGS } from '../../src/mcp/elicit.js';
 
 const ran: string[] = [];
 const runtimeAsked: ApprovalRequest[] = [];
@@ -276,8 +276,28 @@ describe('a client with the elicitation capability', () => {
     const argsLine = message.split('\n')[2] ?? '';
     expect(argsLine.length).toBeLessThanOrEqual('Arguments: '.length + MAX_SHOWN_ARGS);
     expect(argsLine.endsWith('…')).toBe(true);
+    expect(argsLine).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])/); // no half of a pair
     expect(ran).toEqual([]);
     await client.close();
+  });
+});
+
+describe('the message', () => {
+  it('caps the arguments without splitting a surrogate pair', () => {
+    for (const prefix of ['x', 'xx']) {
+      const message = approvalMessage({
+        callId: 'c',
+        name: 'danger',
+        args: { a: prefix + '\u{1F600}'.repeat(600) },
+        scope: 'default',
+        parentId: undefined,
+        messages: [],
+      });
+      const argsLine = message.split('\n')[2] ?? '';
+      expect(argsLine.endsWith('…')).toBe(true);
+      expect(argsLine).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])/);
+      expect(argsLine.length).toBeLessThanOrEqual('Arguments: '.length + MAX_SHOWN_ARGS);
+    }
   });
 });
 
