@@ -20,7 +20,12 @@ import {
   serveMcpHttp,
   type McpServerOptions,
 } from '../../src/mcp/index.js';
-import { approvalMessage, MAX_SHOWN_ARGS } from '../../src/mcp/elicit.js';
+import {
+  approvalMessage,
+  ELICITATION_REQUEST_TIMEOUT_MS,
+  elicitingApprover,
+  MAX_SHOWN_ARGS,
+} from '../../src/mcp/elicit.js';
 
 const ran: string[] = [];
 const runtimeAsked: ApprovalRequest[] = [];
@@ -297,6 +302,80 @@ describe('the message', () => {
       expect(argsLine.endsWith('…')).toBe(true);
       expect(argsLine).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])/);
       expect(argsLine.length).toBeLessThanOrEqual('Arguments: '.length + MAX_SHOWN_ARGS);
+    }
+  });
+});
+
+describe('time-outs', () => {
+  it("lifts the SDK's 60 s request time-out and passes the executor's signal", async () => {
+    let seen: { timeout?: number; signal?: AbortSignal; relatedRequestId?: unknown } = {};
+    const fake = {
+      elicitInput: (_params: unknown, options: typeof seen) => {
+        seen = options;
+        return Promise.resolve(approve(true));
+      },
+    } as unknown as Parameters<typeof elicitingApprover>[0];
+    const signal = new AbortController().signal;
+    const request = {
+      callId: 'c',
+      name: 'danger',
+      args: {},
+      scope: 'default',
+      parentId: undefined,
+      messages: [],
+    };
+    expect(await elicitingApprover(fake, 7)(request, signal)).toBe('allowed-once');
+    expect(seen).toEqual({ timeout: ELICITATION_REQUEST_TIMEOUT_MS, signal, relatedRequestId: 7 });
+  });
+
+  it("the runtime's approval time-out bounds the wait: the call fails closed and the elicitation is cancelled", async () => {
+    const short = await createRuntime({
+      tools: [
+        defineTool({
+          name: 'danger',
+          description: 'Needs approval.',
+          input: z.object({}),
+          execute: () => ran.push('short'),
+        }),
+      ],
+      hooks: { preExecute: () => ({ action: 'ask' }) },
+      approvalTimeoutMs: 200,
+    });
+    try {
+      const server = createMcpServer({ runtime: short });
+      const [a, b] = InMemoryTransport.createLinkedPair();
+      await server.connect(a);
+      let calls = 0;
+      let aborted = false;
+      const client = new Client(
+        { name: 'test', version: '0.0.0' },
+        { capabilities: { elicitation: {} } },
+      );
+      client.setRequestHandler(ElicitRequestSchema, (_request, extra) => {
+        calls += 1;
+        // The first request of a session (id 0) is answered: see the cancellation test.
+        if (calls === 1) return approve(true);
+        return new Promise<ElicitResult>((resolve) => {
+          extra.signal.addEventListener('abort', () => {
+            aborted = true;
+            resolve({ action: 'cancel' });
+          });
+        });
+      });
+      await client.connect(b);
+      expect(
+        ((await client.callTool({ name: 'danger', arguments: {} })) as CallToolResult).isError,
+      ).toBeFalsy();
+      const r = (await client.callTool({ name: 'danger', arguments: {} })) as CallToolResult;
+      expect(r._meta?.[ERROR_META_KEY]).toMatchObject({
+        code: 'DENIED',
+        reason: 'approval-unavailable',
+      });
+      await expect.poll(() => aborted).toBe(true);
+      expect(ran).toEqual(['short']);
+      await client.close();
+    } finally {
+      await short.close();
     }
   });
 });
