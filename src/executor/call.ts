@@ -11,6 +11,7 @@ import { RUN_CODE } from '../tools/names.js';
 import type { Resolution, ToolRegistry } from '../tools/registry.js';
 import type { AnyTool } from '../tools/resolve-tool.js';
 import { DEFAULT_SCOPE } from '../tools/scopes.js';
+import type { Approver } from './approval.js';
 import { NEVER_ABORTED } from './body.js';
 import { failure, frozenCopy, StageTracker, type StageOutcome } from './outcome.js';
 import { joinedSignal, type ParentEntry, type TokenTable } from './tokens.js';
@@ -28,6 +29,11 @@ export class CallRecord {
   /** The live parent execution of a nested call. */
   readonly parent: ParentEntry | undefined;
   readonly parentId: string | undefined;
+  /**
+   * The approver of this call's asks when it is not the runtime's: the caller's
+   * `ExecuteOptions.approver`, or for a nested call the one its parent token carries.
+   */
+  readonly approver: Approver | undefined;
   /** The caller's signal, joined with the parent execution's. */
   readonly signal: AbortSignal;
   /** When the call entered the executor (performance.now()). */
@@ -61,6 +67,7 @@ export class CallRecord {
     const parent = options.parent === undefined ? undefined : tokens.lookup(options.parent);
     this.parent = parent;
     this.parentId = parent?.callId;
+    this.approver = options.parent === undefined ? options.approver : parent?.approver;
     this.signal =
       parent && options.signal
         ? joinedSignal(parent, options.signal)

@@ -161,7 +161,7 @@ export class Executor {
     const allowed = await decide(
       {
         hooks: this.#hooks,
-        approver: this.#approver,
+        approver: call.approver ?? this.#approver,
         approvalTimeoutMs: this.#approvalTimeoutMs,
         emit: (event) => this.#emit(call, event),
         pause: call.parent && (() => call.parent!.clock.pause()),

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { ParentToken } from '../tools/types.js';
 import type { PauseClock } from '../pause-clock.js';
+import type { Approver } from './approval.js';
 import type { NestedScheduler } from './scheduler.js';
 
 /** What a live token stands for. */
@@ -21,6 +22,11 @@ export interface ParentEntry {
   joined?: { readonly from: AbortSignal; readonly signal: AbortSignal } | undefined;
   /** The execution's wall clock, paused while a nested call waits on a human. */
   readonly clock: PauseClock;
+  /**
+   * The approver the run_code call was given (`ExecuteOptions.approver`), which every nested call
+   * of the execution uses; undefined for the runtime's. The token is its one owner.
+   */
+  readonly approver: Approver | undefined;
 }
 
 /**

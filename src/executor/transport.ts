@@ -6,6 +6,7 @@ import { PauseClock } from '../pause-clock.js';
 import { setMaxListeners } from 'node:events';
 import type { ParentToken } from '../tools/types.js';
 import { onAbort } from './abort-fanout.js';
+import type { Approver } from './approval.js';
 import { NestedScheduler } from './scheduler.js';
 import type { ParentEntry, TokenTable } from './tokens.js';
 
@@ -26,7 +27,7 @@ export interface TransportRun {
 export function mintTransport(
   tokens: TokenTable,
   maxParallel: number,
-  call: { readonly id: string; readonly scope: string },
+  call: { readonly id: string; readonly scope: string; readonly approver: Approver | undefined },
   signal: AbortSignal,
 ): TransportRun {
   const run = new AbortController();
@@ -41,6 +42,7 @@ export function mintTransport(
     scheduler: new NestedScheduler(maxParallel),
     inFlight: new Set(),
     clock: new PauseClock(),
+    approver: call.approver,
   };
   const token = tokens.mint(entry);
   return {

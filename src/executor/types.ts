@@ -1,5 +1,6 @@
 /** The executor's public types: calls, results, hooks and their decisions. */
 import type { ErrorCode } from '../errors.js';
+import type { Approver } from './approval.js';
 import type { JsonValue } from '../json.js';
 import type { SavingsLedger } from '../run-code/ledger.js';
 import type { ContentBlock, ParentToken, PresentationMode } from '../tools/types.js';
@@ -20,6 +21,13 @@ export interface ExecuteOptions {
   signal?: AbortSignal | undefined;
   /** The parent token of the live run_code execution that dispatches this call (nested calls only). */
   parent?: ParentToken | undefined;
+  /**
+   * Resolves this call's `ask` decisions instead of the runtime's approver. A run_code call's
+   * approver is carried by its parent token to every nested call of the program; a nested call
+   * (one with `parent`) always uses its token's, and this option is ignored there.
+   * @default the runtime's approver
+   */
+  approver?: Approver | undefined;
 }
 
 /** Why a call was denied. */

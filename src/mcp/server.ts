@@ -13,6 +13,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { DEFAULT_SCOPE, type Runtime, type RunProgressEvent } from '../index.js';
+import { elicitingApprover, supportsElicitation } from './elicit.js';
 import { helperOverride, isHelperName, type HelperMode } from './helpers.js';
 import { ERROR_META_KEY, toCallToolResult } from './result.js';
 
@@ -34,6 +35,14 @@ export interface McpServerOptions {
   helpers?: HelperMode | undefined;
   /** The `auto` threshold, in o200k tokens of run_code description. @default the runtime's (16000) */
   helperThresholdTokens?: number | undefined;
+  /**
+   * Approvals by elicitation: when the connected client declared the `elicitation` capability,
+   * the `ask`s of its tool calls (and of every nested call of its run_code programs) are put to
+   * it with `elicitation/create` instead of the runtime's approver. `false` keeps the runtime's
+   * approver for every client. See docs/decisions/024-mcp-elicitation.md.
+   * @default true
+   */
+  elicitation?: boolean | undefined;
 }
 
 /** What the server lists for a scope, and whether helpers are on. */
@@ -71,7 +80,8 @@ function progressMessage(event: RunProgressEvent): string {
  *
  * A `tools/call` request's cancellation (or its transport closing) aborts the call and, for
  * run_code, every nested call. With a `progressToken`, run_code progress (type-check, logs, nested
- * calls) is sent as `notifications/progress`.
+ * calls) is sent as `notifications/progress`. A client with the `elicitation` capability is asked
+ * for the approvals of its calls (see `elicitation`).
  * @throws IsocodeError INVALID_SCOPE when the scope does not exist.
  */
 export function createMcpServer(options: McpServerOptions): Server {
@@ -93,6 +103,7 @@ export function buildMcpServer(options: McpServerOptions): TrackedMcpServer {
   let calls = 0;
   let active = Date.now();
   const scope = options.scope ?? DEFAULT_SCOPE;
+  const elicitation = options.elicitation ?? true;
   runtime.mode(scope); // throws INVALID_SCOPE for an unknown scope
   const override = helperOverride(options.helpers, options.helperThresholdTokens);
   runtime.discovery(scope, override); // throws INVALID_CONFIG for a bad setting
@@ -165,10 +176,15 @@ export function buildMcpServer(options: McpServerOptions): TrackedMcpServer {
           });
         });
       }
+      // A client that can be asked is asked directly; the others keep the runtime's approver.
+      const approver =
+        elicitation && supportsElicitation(server)
+          ? elicitingApprover(server, extra.requestId)
+          : undefined;
       try {
         const result = await runtime.execute(
           { name, args, id: callId },
-          { scope, signal: extra.signal },
+          { scope, signal: extra.signal, approver },
         );
         return toCallToolResult(result, list.withOutput.has(name));
       } finally {

@@ -125,6 +125,7 @@ export const topLevelSchema = z.strictObject({
       'give at most one of url, urlEnv (PostgreSQL) and path (embedded)',
     )
     .optional(),
+  mcp: z.strictObject({ elicitation: z.boolean().default(true) }).default({ elicitation: true }),
   server: serverSchema.default({
     host: '127.0.0.1',
     port: 8787,

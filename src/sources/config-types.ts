@@ -161,6 +161,16 @@ export interface EnvApiKeyConfig {
 /** One API key of the HTTP service. */
 export type ApiKeyConfig = LiteralApiKeyConfig | EnvApiKeyConfig;
 
+/** The MCP server face (`isocode mcp`). */
+export interface McpFaceConfig {
+  /**
+   * Approvals by elicitation: a client that declared the `elicitation` capability is asked for
+   * its calls' approvals directly. `false` keeps the runtime's approver for every client.
+   * @default true
+   */
+  elicitation: boolean;
+}
+
 /** The HTTP service (`isocode serve`). */
 export interface ServerConfig {
   /** Interface to bind. @default "127.0.0.1" */
@@ -215,6 +225,8 @@ export interface IsocodeConfig {
   audit: AuditConfig | undefined;
   /** Durable runs' store. @default undefined (durable runs off) */
   store: StoreConfig | undefined;
+  /** The MCP server face (`isocode mcp`). @default { elicitation: true } */
+  mcp: McpFaceConfig;
   /** The HTTP service. */
   server: ServerConfig;
 }

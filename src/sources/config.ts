@@ -269,6 +269,7 @@ export function parseConfig(
     maxParallelSubCalls: top.maxParallelSubCalls,
     defaultTimeoutMs: top.defaultTimeoutMs,
     audit: top.audit === undefined ? undefined : { path: resolve(dir, top.audit.path) },
+    mcp: { elicitation: top.mcp.elicitation },
     store:
       top.store === undefined
         ? undefined

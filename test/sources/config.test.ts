@@ -70,6 +70,7 @@ describe('parseConfig', () => {
       maxParallelSubCalls: 10,
       defaultTimeoutMs: 60000,
       audit: undefined,
+      mcp: { elicitation: true },
       server: { host: '127.0.0.1', port: 8787, apiKeys: [], maxBodyBytes: 1048576 },
     });
   });
@@ -93,6 +94,14 @@ describe('parseConfig', () => {
     );
     expect(() => parseConfig({ admission: { maxWorkers: 1 } }, base)).toThrow(/admission/);
     expect(() => parseConfig({ sandbox: 'thread' }, base)).toThrow(/sandbox/);
+  });
+
+  it('reads mcp.elicitation (default true) and names a bad value by its path', () => {
+    expect(parseConfig({}, base).mcp).toEqual({ elicitation: true });
+    expect(parseConfig({ mcp: {} }, base).mcp).toEqual({ elicitation: true });
+    expect(parseConfig({ mcp: { elicitation: false } }, base).mcp).toEqual({ elicitation: false });
+    expect(() => parseConfig({ mcp: { elicitation: 'no' } }, base)).toThrow(/mcp\.elicitation/);
+    expect(() => parseConfig({ mcp: { elicit: false } }, base)).toThrow(/mcp/);
   });
 
   it('parses the full example and resolves relative paths against the base directory', () => {

@@ -29,8 +29,15 @@ export async function mcpCommand(flags: McpFlags, io: Io, stop: AbortSignal): Pr
   const opened = await openCliRuntime({ ...flags, codeMode: true });
   try {
     const mode = opened.runtime.mode(opened.scope);
+    // Approvals by elicitation (a capable client is asked directly): on unless the config says no.
+    const elicitation = opened.config?.mcp.elicitation ?? true;
     if (port === undefined) {
-      const handle = await serveMcpStdio({ ...info, runtime: opened.runtime, scope: opened.scope });
+      const handle = await serveMcpStdio({
+        ...info,
+        runtime: opened.runtime,
+        scope: opened.scope,
+        elicitation,
+      });
       io.err(`isocode MCP server on stdio (scope "${opened.scope}", mode ${mode})`);
       await Promise.race([handle.closed, untilStopped(stop)]);
       await handle.close();
@@ -42,6 +49,7 @@ export async function mcpCommand(flags: McpFlags, io: Io, stop: AbortSignal): Pr
       ...info,
       runtime: opened.runtime,
       scope: opened.scope,
+      elicitation,
       port,
       host: flags.host ?? opened.config?.server.host ?? '127.0.0.1',
       sessions: flags.stateless ? 'stateless' : 'stateful',

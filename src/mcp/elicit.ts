@@ -1,0 +1,121 @@
+/**
+ * Approvals by MCP elicitation: when the connected client declared the `elicitation` capability
+ * (form mode), a tool call made through the MCP face gets a per-call approver that asks that
+ * client's human with `elicitation/create`. The executor stays the one owner of the approval's
+ * bounds: it gives the approver a signal that aborts on the call's cancellation or on the
+ * runtime's approval time-out, and the elicitation is aborted with it (the client is sent
+ * `notifications/cancelled`). The SDK's own 60 s request time-out is lifted for this request.
+ * See docs/decisions/024-mcp-elicitation.md.
+ */
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type {
+  ElicitRequestFormParams,
+  ElicitResult,
+  RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { ApprovalOutcome, ApprovalRequest, Approver } from '../executor/approval.js';
+
+/** At most this many characters of the arguments' JSON are shown. */
+export const MAX_SHOWN_ARGS = 1_000;
+/** At most this many characters of the hooks' reasons are shown. */
+export const MAX_SHOWN_REASON = 1_000;
+/**
+ * The SDK's request time-out for an elicitation: the largest a Node timer takes (~24.8 days), so
+ * in practice only the executor's approval time-out bounds the human's wait.
+ */
+export const ELICITATION_REQUEST_TIMEOUT_MS = 2_147_483_647;
+
+/** The form the client shows: one required yes/no. */
+export const APPROVAL_SCHEMA: ElicitRequestFormParams['requestedSchema'] = {
+  type: 'object',
+  properties: {
+    approve: {
+      type: 'boolean',
+      title: 'Approve',
+      description: 'Run this tool call once',
+    },
+  },
+  required: ['approve'],
+};
+
+/**
+ * C0 and C1 controls (line breaks included), zero-width and bidi controls (LRM/RLM, ALM, the
+ * embeddings, overrides and isolates) and the BOM: nothing of a call's name, reason or
+ * arguments may reorder, hide or break up what the human reads.
+ */
+const UNSAFE =
+  // eslint-disable-next-line no-control-regex
+  /[\u0000-\u001f\u007f-\u009f\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+
+/** `text` without control, zero-width and bidi characters. */
+export function stripUnsafe(text: string): string {
+  return text.replace(UNSAFE, '');
+}
+
+/** `text` cut to `max` characters with an ellipsis, never between the halves of a surrogate pair. */
+function cap(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max - 1);
+  return `${/[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut}…`;
+}
+
+/** The message the human reads: the tool, the reason the hooks gave, the arguments they saw. */
+export function approvalMessage(request: ApprovalRequest): string {
+  const name = stripUnsafe(request.name);
+  const reasons = request.messages.map((m) => stripUnsafe(m).trim()).filter((m) => m.length > 0);
+  let args: string;
+  try {
+    args = JSON.stringify(request.args) ?? 'null';
+  } catch {
+    args = '(not shown)';
+  }
+  const lines = [
+    `Approve a call of the tool "${name}"${request.parentId === undefined ? '' : ' (from a run_code program)'}?`,
+    `Reason: ${reasons.length > 0 ? cap(reasons.join(' / '), MAX_SHOWN_REASON) : '(none given)'}`,
+    `Arguments: ${cap(stripUnsafe(args), MAX_SHOWN_ARGS)}`,
+  ];
+  return lines.join('\n');
+}
+
+/** The executor's outcome of a client's answer; anything unexpected fails closed. */
+export function outcomeOf(result: ElicitResult): ApprovalOutcome {
+  switch (result.action) {
+    case 'accept': {
+      const approve = result.content?.['approve'];
+      if (approve === true) return 'allowed-once';
+      if (approve === false) return 'rejected';
+      return 'unavailable';
+    }
+    case 'decline':
+      return 'rejected';
+    case 'cancel':
+      return 'cancelled';
+    default:
+      return 'unavailable';
+  }
+}
+
+/** True when the connected client declared form elicitation (`elicitation: {}` counts as form). */
+export function supportsElicitation(server: Server): boolean {
+  return server.getClientCapabilities()?.elicitation?.form !== undefined;
+}
+
+/**
+ * An approver that asks the client of `server` through `elicitation/create`, sent as related to
+ * the `tools/call` request `relatedRequestId` (so over streamable HTTP it travels on that call's
+ * stream). A transport error, a disconnect or an answer that does not fit the form resolves
+ * `unavailable`: fail closed.
+ */
+export function elicitingApprover(server: Server, relatedRequestId: RequestId): Approver {
+  return async (request, signal) => {
+    try {
+      const result = await server.elicitInput(
+        { mode: 'form', message: approvalMessage(request), requestedSchema: APPROVAL_SCHEMA },
+        { signal, timeout: ELICITATION_REQUEST_TIMEOUT_MS, relatedRequestId },
+      );
+      return outcomeOf(result);
+    } catch {
+      return 'unavailable';
+    }
+  };
+}
