@@ -3,6 +3,9 @@
  * and tokens of nested results vs what was returned, the nested calls of one model turn, a failed
  * run, and the Prometheus totals of the HTTP face.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime, type Runtime, type ToolResult } from '../../src/index.js';
 import { EXACT_TOKEN_CHARS } from '../../src/run-code/ledger.js';
@@ -143,7 +146,12 @@ describe('the savings ledger', () => {
         },
       ],
       scopes: { default: { mode: 'code' } },
-      codeMode: { warmup: false, typecheck: 'off', savings: false, inferOutputs: true },
+      codeMode: {
+        warmup: false,
+        typecheck: 'off',
+        savings: false,
+        inferOutputs: { dir: mkdtempSync(join(tmpdir(), 'isocode-ledger-')) },
+      },
     });
     try {
       const r = await off.execute({
