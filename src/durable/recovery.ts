@@ -12,6 +12,14 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { RunRecord, RunStatus, RunStore } from './store.js';
 
+/** How long a lease lasts without renewal, in ms, unless configured (`store.leaseMs`). */
+export const DEFAULT_LEASE_MS = 15_000;
+
+/** A fresh replica id: `<hostname>-<pid>-<random>` (unique per process start). */
+export function defaultReplicaId(): string {
+  return `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+}
+
 /** Statuses of runs that still need a replica. */
 export const UNFINISHED: readonly RunStatus[] = ['queued', 'running', 'waiting-approval'];
 
@@ -26,9 +34,9 @@ export interface Lease {
 
 /** Options of a {@link Replica}. */
 export interface ReplicaOptions {
-  /** This replica's id in the store. @default `<hostname>-<pid>-<random>` */
+  /** This replica's id in the store. @default {@link defaultReplicaId}() */
   id?: string | undefined;
-  /** How long a lease lasts without renewal, in ms. @default 15000 */
+  /** How long a lease lasts without renewal, in ms. @default {@link DEFAULT_LEASE_MS} */
   leaseMs?: number | undefined;
   /** How often held leases are renewed, in ms. @default leaseMs / 3 */
   heartbeatMs?: number | undefined;
@@ -69,8 +77,8 @@ export class Replica {
 
   constructor(store: RunStore, options: ReplicaOptions = {}) {
     this.#store = store;
-    this.id = options.id ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
-    this.#leaseMs = Math.max(50, options.leaseMs ?? 15_000);
+    this.id = options.id ?? defaultReplicaId();
+    this.#leaseMs = Math.max(50, options.leaseMs ?? DEFAULT_LEASE_MS);
     this.#heartbeatMs = Math.max(10, options.heartbeatMs ?? Math.floor(this.#leaseMs / 3));
     this.#scanMs = Math.max(10, options.scanMs ?? Math.floor(this.#leaseMs / 2));
     this.#resume = options.resume;

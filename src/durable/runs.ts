@@ -10,7 +10,7 @@ import type { JsonValue } from '../json.js';
 import type { Runtime } from '../runtime.js';
 import { executeDurably, installDurableCalls } from './execute.js';
 import { journalStoreOf } from './journal-store.js';
-import type { Lease } from './recovery.js';
+import { defaultReplicaId, type Lease } from './recovery.js';
 import type { ReplayVerdict } from './replay.js';
 import { DEFAULT_SCOPE } from '../tools/scopes.js';
 import { Emitter } from '../events/emitter.js';
@@ -50,7 +50,7 @@ export interface RunHandle {
 export interface RunManagerOptions {
   runtime: Runtime;
   store: RunStore;
-  /** This replica's id (the owner of the runs it starts). @default a random id */
+  /** This replica's id (the owner of the runs it starts). @default {@link defaultReplicaId}() */
   replicaId?: string | undefined;
   /** Takes and keeps the lease of a run this replica starts (see `Replica.hold`). @default none */
   hold?: ((runId: string) => Promise<Lease | undefined>) | undefined;
@@ -103,7 +103,7 @@ const RUN_CALL_PREFIX = 'http-run-';
 /** Creates the run manager over a runtime and a store. */
 export function createRunManager(options: RunManagerOptions): RunManager {
   const { runtime, store } = options;
-  const replicaId = options.replicaId ?? `replica-${randomUUID()}`;
+  const replicaId = options.replicaId ?? defaultReplicaId();
   const local = new Map<string, LocalRun>(); // by run id
   const byCall = new Map<string, LocalRun>(); // by run_code call id
   const events = new Emitter<[RunEvent]>();
