@@ -34,6 +34,28 @@ const TO_OUTCOME: Record<string, ApprovalOutcome> = {
   unavailable: 'unavailable',
 };
 
+/** Who settles approvals no human decided (a time-out, a cancel, a run that ended). */
+export const ISOCODE_DECIDER = 'isocode';
+
+/**
+ * Settles every approval of run `runId` that is still pending as `cancelled`, decided by isocode:
+ * called when the run has settled (succeeded, failed, cancelled, interrupted), so no approval of a
+ * finished run waits for a human forever (for example the sibling asks of a `Promise.all` whose
+ * program threw, or asks an earlier life made that a diverged replay never reached). A decision a
+ * human posts at the same moment wins or loses by the store's first-decision-wins rule.
+ * @returns the approvals it settled.
+ */
+export async function cancelLeftoverApprovals(
+  store: Pick<RunStore, 'listApprovals' | 'decideApproval'>,
+  runId: string,
+): Promise<ApprovalRecord[]> {
+  const pending = await store.listApprovals({ runId, status: ['pending'], limit: 1000 });
+  const settled = await Promise.all(
+    pending.map((a) => store.decideApproval(a.id, 'cancelled', ISOCODE_DECIDER)),
+  );
+  return settled.filter((a): a is ApprovalRecord => a !== undefined);
+}
+
 /** The parked approver. Never rejects: a store failure is `unavailable`. */
 export function createParkedApprover(options: ParkedApproverOptions): Approver {
   const { store, link } = options;
@@ -54,7 +76,7 @@ export function createParkedApprover(options: ParkedApproverOptions): Approver {
       if (
         earlier !== undefined &&
         earlier.status !== 'pending' &&
-        earlier.decidedBy !== 'isocode'
+        earlier.decidedBy !== ISOCODE_DECIDER
       ) {
         link.settled(earlier);
         return TO_OUTCOME[earlier.status] ?? 'unavailable';
@@ -82,7 +104,7 @@ export function createParkedApprover(options: ParkedApproverOptions): Approver {
         // Nobody decided: the call was aborted (the run ended or was cancelled), or time ran out.
         const status = signal.aborted ? 'cancelled' : 'unavailable';
         final =
-          (await store.decideApproval(parked.id, status, 'isocode')) ??
+          (await store.decideApproval(parked.id, status, ISOCODE_DECIDER)) ??
           (await store.getApproval(parked.id));
       }
     } catch {

@@ -14,7 +14,7 @@ import { defaultReplicaId, type Lease } from './recovery.js';
 import type { ReplayVerdict } from './replay.js';
 import { DEFAULT_SCOPE } from '../tools/scopes.js';
 import { Emitter } from '../events/emitter.js';
-import type { ParkedRunLink } from './approvals.js';
+import { cancelLeftoverApprovals, type ParkedRunLink } from './approvals.js';
 import { listRunSummaries, runView, type RunSummary, type RunView } from './run-view.js';
 import {
   isFinalStatus,
@@ -188,14 +188,18 @@ export function createRunManager(options: RunManagerOptions): RunManager {
         { status: ['queued', 'running', 'waiting-approval', 'cancelled'], owner: replicaId },
       )
       .catch(() => undefined);
-    if (done)
-      await append(run, 'result', {
-        status: done.status,
-        result: json ?? null,
-        ...(verdict.status === 'succeeded'
-          ? {}
-          : { error: JSON.parse(JSON.stringify(verdict.error)) as JsonValue }),
-      });
+    if (!done) return;
+    // Asks of this run nobody decided (siblings of a rejected ask, asks a diverged replay never
+    // reached) must not wait for a human forever.
+    const leftover = await cancelLeftoverApprovals(store, run.id).catch(() => []);
+    for (const a of leftover) void append(run, 'approval', approvalEvent(a));
+    await append(run, 'result', {
+      status: done.status,
+      result: json ?? null,
+      ...(verdict.status === 'succeeded'
+        ? {}
+        : { error: JSON.parse(JSON.stringify(verdict.error)) as JsonValue }),
+    });
   }
 
   /** Runs one life of `record` here (a first run or a replay) and settles it. */
@@ -285,16 +289,32 @@ export function createRunManager(options: RunManagerOptions): RunManager {
       if (!record) return undefined;
       if (isFinalStatus(record.status)) return view(record);
       const run = local.get(id);
-      const updated = await store.updateRun(
-        id,
-        // A run another replica holds is only marked: its holder notices, stops it and settles it.
-        {
-          status: 'cancelled',
-          ...(run || record.owner !== undefined ? {} : { finishedAt: Date.now() }),
-        },
-        { status: ['queued', 'running', 'waiting-approval', 'interrupted'] },
-      );
-      if (run) {
+      const from: RunStatus[] = ['queued', 'running', 'waiting-approval', 'interrupted'];
+      // A run nobody holds (no owner, or its owner's lease lapsed: that replica is gone) is
+      // settled here, its pending approvals with it.
+      const orphan =
+        !run && (record.owner === undefined || (record.leaseExpiresAt ?? Infinity) < Date.now());
+      const settledHere =
+        orphan &&
+        (await store.updateRun(
+          id,
+          { status: 'cancelled', finishedAt: Date.now(), owner: null, leaseExpiresAt: null },
+          { status: from, owner: record.owner ?? null },
+        ));
+      // A run another replica holds is only marked: its holder notices, stops it and settles it.
+      const updated =
+        settledHere || (await store.updateRun(id, { status: 'cancelled' }, { status: from }));
+      if (settledHere) {
+        for (const e of [
+          await store.appendEvent(id, 'status', { status: 'cancelled' }),
+          ...(await Promise.all(
+            (await cancelLeftoverApprovals(store, id)).map((a) =>
+              store.appendEvent(id, 'approval', approvalEvent(a)),
+            ),
+          )),
+        ])
+          if (e) events.emit(e);
+      } else if (run) {
         await append(run, 'status', { status: 'cancelled' });
         run.controller.abort();
         await run.settled;
