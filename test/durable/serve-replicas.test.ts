@@ -111,6 +111,7 @@ async function until<T>(probe: () => Promise<T | undefined>, what: string): Prom
 
 interface RunView {
   status: string;
+  calls?: { name: string; replayed: boolean }[];
   error?: { code?: string };
   result?: { value?: { result?: unknown } };
   finishedAt?: number;
@@ -244,6 +245,16 @@ describe.skipIf(pg.skip !== undefined)(
       expect(decision?.data).toMatchObject({ id: approval!.id, status: 'allowed-once' });
       expect((decision?.data as Approval).decidedBy).toMatch(/^http:default:/);
       expect(events.at(-1)).toMatchObject({ event: 'result', data: { status: 'succeeded' } });
+      // Calls answered from the journal on B say so: A's effect once live, once replayed.
+      const ends = events
+        .filter((e) => e.event === 'call-end')
+        .map((e) => e.data as { name: string; replayed?: boolean });
+      expect(ends.map((e) => [e.name, e.replayed ?? false])).toEqual([
+        ['fx.effect', false],
+        ['fx.effect', true],
+        ['fx.guarded', false],
+      ]);
+      expect((await runOn(b, id)).calls?.map((c) => c.replayed)).toEqual([false, true, false]);
 
       // A's audit: the run, the effect, the ask (then nothing: it died). B's: the replay re-asks, the
       // decision, the guarded call's result and the run's.
