@@ -4,7 +4,12 @@
  * Asks outside a durable run go to the fallback approver (or fail closed).
  */
 import { randomUUID } from 'node:crypto';
-import type { ApprovalOutcome, ApprovalRequest, Approver } from '../executor/approval.js';
+import type {
+  ApprovalAnswer,
+  ApprovalOutcome,
+  ApprovalRequest,
+  Approver,
+} from '../executor/approval.js';
 import type { ApprovalRecord, RunStore } from './store.js';
 
 /** What the approver learns about the run an ask belongs to, and tells it. */
@@ -60,7 +65,10 @@ export async function cancelLeftoverApprovals(
 export function createParkedApprover(options: ParkedApproverOptions): Approver {
   const { store, link } = options;
   const timeoutMs = options.timeoutMs ?? 86_400_000;
-  return async (request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalOutcome> => {
+  return async (
+    request: ApprovalRequest,
+    signal: AbortSignal,
+  ): Promise<ApprovalOutcome | ApprovalAnswer> => {
     const runId =
       request.parentId === undefined ? undefined : link.runOf(request.parentId, request.scope);
     if (runId === undefined)
@@ -79,7 +87,7 @@ export function createParkedApprover(options: ParkedApproverOptions): Approver {
         earlier.decidedBy !== ISOCODE_DECIDER
       ) {
         link.settled(earlier);
-        return TO_OUTCOME[earlier.status] ?? 'unavailable';
+        return answerOf(earlier);
       }
       parked =
         (earlier?.status === 'pending' ? earlier : undefined) ??
@@ -112,6 +120,14 @@ export function createParkedApprover(options: ParkedApproverOptions): Approver {
     }
     const settled = final ?? { ...parked, status: 'unavailable' as const };
     link.settled(settled);
-    return TO_OUTCOME[settled.status] ?? 'unavailable';
+    return answerOf(settled);
   };
+}
+
+/** The executor's answer for a settled approval: its outcome and who decided it. */
+function answerOf(approval: ApprovalRecord): ApprovalAnswer {
+  const outcome = TO_OUTCOME[approval.status] ?? 'unavailable';
+  return approval.decidedBy === undefined
+    ? { outcome }
+    : { outcome, decidedBy: approval.decidedBy };
 }

@@ -157,16 +157,22 @@ async function eventsOf(s: Serve, id: string): Promise<{ event: string; data: un
 }
 
 /** The audit records of one run's calls (the run_code call and its nested calls). */
-function auditOf(s: Serve, runId: string): { type: string; name: string; outcome?: string }[] {
+interface AuditRecord {
+  type: string;
+  name: string;
+  outcome?: string;
+  decidedBy?: string;
+}
+function auditOf(s: Serve, runId: string): AuditRecord[] {
   if (!existsSync(s.audit)) return [];
   const callId = `http-run-${runId}`;
   return readFileSync(s.audit, 'utf8')
     .split('\n')
     .filter(Boolean)
-    .map((l) => JSON.parse(l) as { type: string; name: string; callId: string; parentId?: string })
+    .map((l) => JSON.parse(l) as AuditRecord & { callId: string; parentId?: string })
     .filter((r) => r.callId === callId || r.parentId === callId);
 }
-const kinds = (records: { type: string; name: string; outcome?: string }[]): string[] =>
+const kinds = (records: AuditRecord[]): string[] =>
   records.map((r) => `${r.type} ${r.name}${r.outcome === undefined ? '' : ` ${r.outcome}`}`);
 
 describe.skipIf(pg.skip !== undefined)(
@@ -268,6 +274,9 @@ describe.skipIf(pg.skip !== undefined)(
         ]),
       );
       expect(kinds(auditOf(a, id))).not.toContain('tool/result run_code');
+      // The audit says who decided: the key's scope and the deciding request.
+      const decidedB = auditOf(b, id).find((r) => r.type === 'approval/decided');
+      expect(decidedB?.decidedBy).toBe((decision?.data as Approval).decidedBy);
       expect(kinds(auditOf(b, id))).toEqual(
         expect.arrayContaining([
           'tool/call run_code',
@@ -310,6 +319,13 @@ describe.skipIf(pg.skip !== undefined)(
         'allowed-once',
         'allowed-once',
       ]);
+      const decided = auditOf(b, id).filter((r) => r.type === 'approval/decided');
+      expect(decided.map((r) => r.outcome)).toEqual([
+        'allowed-once',
+        'allowed-once',
+        'allowed-once',
+      ]);
+      for (const r of decided) expect(r.decidedBy).toMatch(/^http:default:/);
       const events = await eventsOf(b, id);
       expect(events).toContainEqual({
         event: 'status',
