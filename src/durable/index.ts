@@ -102,6 +102,7 @@ export async function createDurableRuntime(
       ...recovery,
       id: runs.replicaId,
       resume: (run, lease) => runs.resume(run, lease),
+      reap: (run) => runs.reap(run),
     });
     replica.current.start();
   }

@@ -47,6 +47,11 @@ export interface ReplicaOptions {
    * held until the returned promise settles, then released. Errors are contained.
    */
   resume?: ((run: RunRecord, lease: Lease) => Promise<void>) | undefined;
+  /**
+   * Settles a run that was cancelled while its replica was gone (it is `cancelled` but not settled,
+   * and its lease lapsed): nobody else will. Errors are contained.
+   */
+  reap?: ((run: RunRecord) => Promise<void>) | undefined;
   /** The clock. @default Date.now */
   now?: (() => number) | undefined;
 }
@@ -67,6 +72,7 @@ export class Replica {
   readonly #heartbeatMs: number;
   readonly #scanMs: number;
   readonly #resume: ReplicaOptions['resume'];
+  readonly #reap: ReplicaOptions['reap'];
   readonly #now: () => number;
   readonly #held = new Map<string, AbortController>();
   readonly #resuming = new Set<Promise<void>>();
@@ -82,6 +88,7 @@ export class Replica {
     this.#heartbeatMs = Math.max(10, options.heartbeatMs ?? Math.floor(this.#leaseMs / 3));
     this.#scanMs = Math.max(10, options.scanMs ?? Math.floor(this.#leaseMs / 2));
     this.#resume = options.resume;
+    this.#reap = options.reap;
     this.#now = options.now ?? Date.now;
   }
 
@@ -201,6 +208,7 @@ export class Replica {
         this.#resuming.add(life);
         void life.finally(() => this.#resuming.delete(life));
       }
+      await this.#reapCancelled();
     })();
     this.#scanning = pass;
     try {
@@ -209,5 +217,22 @@ export class Replica {
       this.#scanning = undefined;
     }
     return claimed;
+  }
+
+  /** Settles runs cancelled while their replica was gone (see {@link ReplicaOptions.reap}). */
+  async #reapCancelled(): Promise<void> {
+    const reap = this.#reap;
+    if (reap === undefined) return;
+    try {
+      const runs = await this.#store.listRuns({
+        status: ['cancelled'],
+        unsettled: true,
+        leaseExpiredBefore: this.#now(),
+        limit: 100,
+      });
+      for (const run of runs) if (!this.#held.has(run.id)) await reap(run);
+    } catch {
+      // the store is unreachable, or the run manager failed: try again at the next pass
+    }
   }
 }

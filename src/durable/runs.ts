@@ -81,6 +81,11 @@ export interface RunManager {
    * from the run's journal (see replay.ts). Resolves once the run has settled here.
    */
   resume(record: RunRecord, lease: Lease): Promise<void>;
+  /**
+   * Settles a run cancelled while its replica was gone (`cancelled`, not settled, its lease lapsed):
+   * `finishedAt`, its pending approvals cancelled, a `result` event. The recovery loop calls it.
+   */
+  reap(record: RunRecord): Promise<void>;
   /** Subscribes to events this replica appends; returns the unsubscribe function. */
   onEvent(listener: (event: RunEvent) => void): () => void;
   /** Aborts the local runs (they stay `running` in the store for another replica) and stops. */
@@ -202,6 +207,41 @@ export function createRunManager(options: RunManagerOptions): RunManager {
     });
   }
 
+  /**
+   * Settles `record` as cancelled here, when its holder is gone (compare-and-set on its owner):
+   * writes `finishedAt`, cancels its pending approvals and records the events.
+   * @returns whether this call settled it.
+   */
+  async function settleCancelled(record: RunRecord, from: RunStatus[]): Promise<boolean> {
+    const { id } = record;
+    const settled = await store.updateRun(
+      id,
+      {
+        status: 'cancelled',
+        finishedAt: record.finishedAt ?? Date.now(),
+        owner: null,
+        leaseExpiresAt: null,
+      },
+      { status: from, owner: record.owner ?? null },
+    );
+    if (!settled) return false;
+    const leftover = await cancelLeftoverApprovals(store, id);
+    const appended = [
+      ...(record.status === 'cancelled'
+        ? []
+        : [await store.appendEvent(id, 'status', { status: 'cancelled' })]),
+      ...(await Promise.all(
+        leftover.map((a) => store.appendEvent(id, 'approval', approvalEvent(a))),
+      )),
+      // An interrupted run already has its result event.
+      ...(record.finishedAt === undefined
+        ? [await store.appendEvent(id, 'result', { status: 'cancelled', result: null })]
+        : []),
+    ];
+    for (const e of appended) if (e) events.emit(e);
+    return true;
+  }
+
   /** Runs one life of `record` here (a first run or a replay) and settles it. */
   function launch(
     record: RunRecord,
@@ -294,27 +334,10 @@ export function createRunManager(options: RunManagerOptions): RunManager {
       // settled here, its pending approvals with it.
       const orphan =
         !run && (record.owner === undefined || (record.leaseExpiresAt ?? Infinity) < Date.now());
-      const settledHere =
-        orphan &&
-        (await store.updateRun(
-          id,
-          { status: 'cancelled', finishedAt: Date.now(), owner: null, leaseExpiresAt: null },
-          { status: from, owner: record.owner ?? null },
-        ));
+      if (orphan && (await settleCancelled(record, from))) return manager.get(id);
       // A run another replica holds is only marked: its holder notices, stops it and settles it.
-      const updated =
-        settledHere || (await store.updateRun(id, { status: 'cancelled' }, { status: from }));
-      if (settledHere) {
-        for (const e of [
-          await store.appendEvent(id, 'status', { status: 'cancelled' }),
-          ...(await Promise.all(
-            (await cancelLeftoverApprovals(store, id)).map((a) =>
-              store.appendEvent(id, 'approval', approvalEvent(a)),
-            ),
-          )),
-        ])
-          if (e) events.emit(e);
-      } else if (run) {
+      const updated = await store.updateRun(id, { status: 'cancelled' }, { status: from });
+      if (run) {
         await append(run, 'status', { status: 'cancelled' });
         run.controller.abort();
         await run.settled;
@@ -337,6 +360,11 @@ export function createRunManager(options: RunManagerOptions): RunManager {
         replay: true,
       });
       await launch(running, lease, initial).settled;
+    },
+    async reap(record) {
+      if (record.status !== 'cancelled' || record.finishedAt !== undefined) return;
+      if (local.has(record.id)) return;
+      await settleCancelled(record, ['cancelled']);
     },
     onEvent: (listener) => events.on(listener),
     async close() {

@@ -144,7 +144,7 @@ describe('approvals left pending when a run ends', () => {
   });
 
   /** A run a dead replica left waiting on an approval, as the store has it. */
-  async function orphan(program: string, status: 'waiting-approval' | 'interrupted') {
+  async function orphan(program: string, status: 'waiting-approval' | 'interrupted' | 'cancelled') {
     const id = `run_orphan_${Math.random().toString(36).slice(2)}`;
     await rt.store.createRun({
       id,
@@ -202,5 +202,22 @@ describe('approvals left pending when a run ends', () => {
       status: 'cancelled',
       decidedBy: 'isocode',
     });
+  });
+
+  it('a run cancelled while its replica was gone is settled by the recovery loop, its approval too', async () => {
+    // Another replica marked it cancelled, but its holder died before it could stop and settle it.
+    const { id, approval } = await orphan(`return 1;`, 'cancelled');
+    const run = await until(async () => {
+      const r = await rt.runs.get(id);
+      return r?.finishedAt === undefined ? undefined : r;
+    }, 'the recovery loop to settle the cancelled run');
+    expect(run.status).toBe('cancelled');
+    const settled = await until(async () => {
+      const a = await rt.store.getApproval(approval.id);
+      return a?.status === 'pending' ? undefined : a;
+    }, 'the approval to settle');
+    expect(settled).toMatchObject({ status: 'cancelled', decidedBy: 'isocode' });
+    const events = await rt.store.listEvents(id, 0, 100);
+    expect(events.map((e) => e.type)).toEqual(['approval', 'result']);
   });
 });
