@@ -44,6 +44,8 @@ async function serve(name: 'A' | 'B', life: string, extraTool = false): Promise<
       scopes: { default: { mode: 'code', ask: ['fx.guarded'] } },
       typecheck: 'off',
       workers: { maxWorkers: 2 },
+      // Runs waiting for a human hold their slot; a loaded machine starts workers slowly.
+      admission: { maxQueueWaitMs: 60_000 },
       audit: { path: audit },
       store: { url: pg.url, schema: SCHEMA, replicaId: name, leaseMs: LEASE_MS },
       server: { apiKeys: [{ key: KEY, scope: 'default' }] },
@@ -359,6 +361,28 @@ describe.skipIf(pg.skip !== undefined)(
         event: 'result',
         data: { status: 'failed', error: { code: 'REPLAY_DIVERGED' } },
       });
+    }, 60_000);
+
+    it('a run cancelled through B while A is dead is settled by B once the lease lapses; its ask too', async () => {
+      a = await serve('A', 'd');
+      const { id } = await json<{ id: string }>(a, '/v1/runs', {
+        code: `await tools.fx.effect({ v: 'd1' });
+          return (await tools.fx.guarded({ v: 'd2' })).done;`,
+      });
+      const [approval] = await pendingOn(b, id, 1);
+      await kill(a);
+      // Within A's lease: B only marks the run; once the lease lapses, B's recovery scan settles it.
+      const cancelled = await json<RunView>(b, `/v1/runs/${id}/cancel`, {});
+      expect(cancelled.status).toBe('cancelled');
+      const done = await settledOn(b, id);
+      expect(done.status).toBe('cancelled');
+      const { approvals } = await json<{ approvals: Approval[] }>(b, `/v1/runs/${id}/approvals`);
+      expect(approvals).toMatchObject([
+        { id: approval!.id, status: 'cancelled', decidedBy: 'isocode' },
+      ]);
+      expect(effects().filter((l) => l.includes(':d'))).toEqual(['effect:d1:A']);
+      const events = await eventsOf(b, id);
+      expect(events.at(-1)).toMatchObject({ event: 'result', data: { status: 'cancelled' } });
     }, 60_000);
   },
 );
