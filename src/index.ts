@@ -72,7 +72,12 @@ export type {
   Hooks,
 } from './executor/types.js';
 export { STAGES } from './executor/types.js';
-export type { Approver, ApprovalOutcome, ApprovalRequest } from './executor/approval.js';
+export type {
+  Approver,
+  ApprovalAnswer,
+  ApprovalOutcome,
+  ApprovalRequest,
+} from './executor/approval.js';
 export type {
   ExecutorEvent,
   ExecutorEventType,

@@ -4,7 +4,12 @@
  * Asks outside a durable run go to the fallback approver (or fail closed).
  */
 import { randomUUID } from 'node:crypto';
-import type { ApprovalOutcome, ApprovalRequest, Approver } from '../executor/approval.js';
+import type {
+  ApprovalAnswer,
+  ApprovalOutcome,
+  ApprovalRequest,
+  Approver,
+} from '../executor/approval.js';
 import type { ApprovalRecord, RunStore } from './store.js';
 
 /** What the approver learns about the run an ask belongs to, and tells it. */
@@ -34,11 +39,36 @@ const TO_OUTCOME: Record<string, ApprovalOutcome> = {
   unavailable: 'unavailable',
 };
 
+/** Who settles approvals no human decided (a time-out, a cancel, a run that ended). */
+export const ISOCODE_DECIDER = 'isocode';
+
+/**
+ * Settles every approval of run `runId` that is still pending as `cancelled`, decided by isocode:
+ * called when the run has settled (succeeded, failed, cancelled, interrupted), so no approval of a
+ * finished run waits for a human forever (for example the sibling asks of a `Promise.all` whose
+ * program threw, or asks an earlier life made that a diverged replay never reached). A decision a
+ * human posts at the same moment wins or loses by the store's first-decision-wins rule.
+ * @returns the approvals it settled.
+ */
+export async function cancelLeftoverApprovals(
+  store: Pick<RunStore, 'listApprovals' | 'decideApproval'>,
+  runId: string,
+): Promise<ApprovalRecord[]> {
+  const pending = await store.listApprovals({ runId, status: ['pending'], limit: 1000 });
+  const settled = await Promise.all(
+    pending.map((a) => store.decideApproval(a.id, 'cancelled', ISOCODE_DECIDER)),
+  );
+  return settled.filter((a): a is ApprovalRecord => a !== undefined);
+}
+
 /** The parked approver. Never rejects: a store failure is `unavailable`. */
 export function createParkedApprover(options: ParkedApproverOptions): Approver {
   const { store, link } = options;
   const timeoutMs = options.timeoutMs ?? 86_400_000;
-  return async (request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalOutcome> => {
+  return async (
+    request: ApprovalRequest,
+    signal: AbortSignal,
+  ): Promise<ApprovalOutcome | ApprovalAnswer> => {
     const runId =
       request.parentId === undefined ? undefined : link.runOf(request.parentId, request.scope);
     if (runId === undefined)
@@ -54,10 +84,10 @@ export function createParkedApprover(options: ParkedApproverOptions): Approver {
       if (
         earlier !== undefined &&
         earlier.status !== 'pending' &&
-        earlier.decidedBy !== 'isocode'
+        earlier.decidedBy !== ISOCODE_DECIDER
       ) {
         link.settled(earlier);
-        return TO_OUTCOME[earlier.status] ?? 'unavailable';
+        return answerOf(earlier);
       }
       parked =
         (earlier?.status === 'pending' ? earlier : undefined) ??
@@ -82,7 +112,7 @@ export function createParkedApprover(options: ParkedApproverOptions): Approver {
         // Nobody decided: the call was aborted (the run ended or was cancelled), or time ran out.
         const status = signal.aborted ? 'cancelled' : 'unavailable';
         final =
-          (await store.decideApproval(parked.id, status, 'isocode')) ??
+          (await store.decideApproval(parked.id, status, ISOCODE_DECIDER)) ??
           (await store.getApproval(parked.id));
       }
     } catch {
@@ -90,6 +120,14 @@ export function createParkedApprover(options: ParkedApproverOptions): Approver {
     }
     const settled = final ?? { ...parked, status: 'unavailable' as const };
     link.settled(settled);
-    return TO_OUTCOME[settled.status] ?? 'unavailable';
+    return answerOf(settled);
   };
+}
+
+/** The executor's answer for a settled approval: its outcome and who decided it. */
+function answerOf(approval: ApprovalRecord): ApprovalAnswer {
+  const outcome = TO_OUTCOME[approval.status] ?? 'unavailable';
+  return approval.decidedBy === undefined
+    ? { outcome }
+    : { outcome, decidedBy: approval.decidedBy };
 }

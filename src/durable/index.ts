@@ -17,14 +17,20 @@ export type { StoreOptions } from './open-store.js';
 export { openRunStore } from './open-store.js';
 export { createRunManager } from './runs.js';
 export { createParkedApprover } from './approvals.js';
-export { Replica, type Lease, type ReplicaOptions } from './recovery.js';
+export {
+  DEFAULT_LEASE_MS,
+  defaultReplicaId,
+  Replica,
+  type Lease,
+  type ReplicaOptions,
+} from './recovery.js';
 export { instrument, type TracingOptions } from './tracing.js';
 
 /** Options of {@link createDurableRuntime}. */
 export interface DurableRuntimeOptions extends RuntimeOptions {
   /** The store, or how to open one. @default an in-memory embedded store */
   store?: StoreOptions | RunStore | undefined;
-  /** This replica's id. @default random */
+  /** This replica's id. @default `defaultReplicaId()`: `<hostname>-<pid>-<random>` */
   replicaId?: string | undefined;
   /**
    * How long a parked approval waits for a human before the call is denied `approval-unavailable`.
@@ -34,7 +40,7 @@ export interface DurableRuntimeOptions extends RuntimeOptions {
   /**
    * Leases and the pick-up of runs whose replica died (see `Replica`): lease length and scan
    * period; `false` turns recovery off (runs of a dead replica then stay as they were).
-   * @default { leaseMs: 15000 }
+   * @default { leaseMs: DEFAULT_LEASE_MS } (15000)
    */
   recovery?: Pick<ReplicaOptions, 'leaseMs' | 'heartbeatMs' | 'scanMs'> | false | undefined;
 }
@@ -96,6 +102,7 @@ export async function createDurableRuntime(
       ...recovery,
       id: runs.replicaId,
       resume: (run, lease) => runs.resume(run, lease),
+      reap: (run) => runs.reap(run),
     });
     replica.current.start();
   }

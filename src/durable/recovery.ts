@@ -12,6 +12,14 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { RunRecord, RunStatus, RunStore } from './store.js';
 
+/** How long a lease lasts without renewal, in ms, unless configured (`store.leaseMs`). */
+export const DEFAULT_LEASE_MS = 15_000;
+
+/** A fresh replica id: `<hostname>-<pid>-<random>` (unique per process start). */
+export function defaultReplicaId(): string {
+  return `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+}
+
 /** Statuses of runs that still need a replica. */
 export const UNFINISHED: readonly RunStatus[] = ['queued', 'running', 'waiting-approval'];
 
@@ -26,9 +34,9 @@ export interface Lease {
 
 /** Options of a {@link Replica}. */
 export interface ReplicaOptions {
-  /** This replica's id in the store. @default `<hostname>-<pid>-<random>` */
+  /** This replica's id in the store. @default {@link defaultReplicaId}() */
   id?: string | undefined;
-  /** How long a lease lasts without renewal, in ms. @default 15000 */
+  /** How long a lease lasts without renewal, in ms. @default {@link DEFAULT_LEASE_MS} */
   leaseMs?: number | undefined;
   /** How often held leases are renewed, in ms. @default leaseMs / 3 */
   heartbeatMs?: number | undefined;
@@ -39,6 +47,11 @@ export interface ReplicaOptions {
    * held until the returned promise settles, then released. Errors are contained.
    */
   resume?: ((run: RunRecord, lease: Lease) => Promise<void>) | undefined;
+  /**
+   * Settles a run that was cancelled while its replica was gone (it is `cancelled` but not settled,
+   * and its lease lapsed): nobody else will. Errors are contained.
+   */
+  reap?: ((run: RunRecord) => Promise<void>) | undefined;
   /** The clock. @default Date.now */
   now?: (() => number) | undefined;
 }
@@ -59,6 +72,7 @@ export class Replica {
   readonly #heartbeatMs: number;
   readonly #scanMs: number;
   readonly #resume: ReplicaOptions['resume'];
+  readonly #reap: ReplicaOptions['reap'];
   readonly #now: () => number;
   readonly #held = new Map<string, AbortController>();
   readonly #resuming = new Set<Promise<void>>();
@@ -69,11 +83,12 @@ export class Replica {
 
   constructor(store: RunStore, options: ReplicaOptions = {}) {
     this.#store = store;
-    this.id = options.id ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
-    this.#leaseMs = Math.max(50, options.leaseMs ?? 15_000);
+    this.id = options.id ?? defaultReplicaId();
+    this.#leaseMs = Math.max(50, options.leaseMs ?? DEFAULT_LEASE_MS);
     this.#heartbeatMs = Math.max(10, options.heartbeatMs ?? Math.floor(this.#leaseMs / 3));
     this.#scanMs = Math.max(10, options.scanMs ?? Math.floor(this.#leaseMs / 2));
     this.#resume = options.resume;
+    this.#reap = options.reap;
     this.#now = options.now ?? Date.now;
   }
 
@@ -193,6 +208,7 @@ export class Replica {
         this.#resuming.add(life);
         void life.finally(() => this.#resuming.delete(life));
       }
+      await this.#reapCancelled();
     })();
     this.#scanning = pass;
     try {
@@ -201,5 +217,22 @@ export class Replica {
       this.#scanning = undefined;
     }
     return claimed;
+  }
+
+  /** Settles runs cancelled while their replica was gone (see {@link ReplicaOptions.reap}). */
+  async #reapCancelled(): Promise<void> {
+    const reap = this.#reap;
+    if (reap === undefined) return;
+    try {
+      const runs = await this.#store.listRuns({
+        status: ['cancelled'],
+        unsettled: true,
+        leaseExpiredBefore: this.#now(),
+        limit: 100,
+      });
+      for (const run of runs) if (!this.#held.has(run.id)) await reap(run);
+    } catch {
+      // the store is unreachable, or the run manager failed: try again at the next pass
+    }
   }
 }

@@ -24,7 +24,7 @@
 import type { ErrorCode } from '../errors.js';
 import type { ExecuteMiddleware, ToolResult } from '../executor/types.js';
 import type { JsonValue } from '../json.js';
-import { durableSeamOf, type DurableSeam } from '../run-code/durable-seam.js';
+import { durableSeamOf, markReplayed, type DurableSeam } from '../run-code/durable-seam.js';
 import type { CallTrace, DurableTape } from '../sandbox/types.js';
 import { CallKeys } from './call-key.js';
 
@@ -297,7 +297,7 @@ export class RunJournal implements DurableSeam {
     this.#turn = turn + 1;
     this.#waiting.get(this.#turn)?.();
     this.#waiting.delete(this.#turn);
-    return entry.record.result as unknown as ToolResult;
+    return markReplayed(entry.record.result as unknown as ToolResult);
   }
 
   async #runLive(

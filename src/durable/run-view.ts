@@ -11,6 +11,8 @@ export interface CallView {
   ok: boolean | undefined;
   code: string | undefined;
   durationMs: number | undefined;
+  /** Answered from the run's journal by a later life (a replay): the tool did not run again. */
+  replayed: boolean;
 }
 
 /** A run in a list: no program, calls or result, only what a row needs. */
@@ -71,12 +73,19 @@ export async function runView(store: RunStore, record: RunRecord): Promise<RunVi
   const calls = events
     .filter((e) => e.type === 'call-end')
     .map((e): CallView => {
-      const d = e.data as { name?: unknown; ok?: unknown; code?: unknown; durationMs?: unknown };
+      const d = e.data as {
+        name?: unknown;
+        ok?: unknown;
+        code?: unknown;
+        durationMs?: unknown;
+        replayed?: unknown;
+      };
       return {
         name: String(d.name),
         ok: typeof d.ok === 'boolean' ? d.ok : undefined,
         code: str(d.code),
         durationMs: typeof d.durationMs === 'number' ? d.durationMs : undefined,
+        replayed: d.replayed === true,
       };
     });
   const counted = (await store.countCalls([record.id])).get(record.id) ?? 0;

@@ -10,11 +10,11 @@ import type { JsonValue } from '../json.js';
 import type { Runtime } from '../runtime.js';
 import { executeDurably, installDurableCalls } from './execute.js';
 import { journalStoreOf } from './journal-store.js';
-import type { Lease } from './recovery.js';
+import { defaultReplicaId, type Lease } from './recovery.js';
 import type { ReplayVerdict } from './replay.js';
 import { DEFAULT_SCOPE } from '../tools/scopes.js';
 import { Emitter } from '../events/emitter.js';
-import type { ParkedRunLink } from './approvals.js';
+import { cancelLeftoverApprovals, type ParkedRunLink } from './approvals.js';
 import { listRunSummaries, runView, type RunSummary, type RunView } from './run-view.js';
 import {
   isFinalStatus,
@@ -50,7 +50,7 @@ export interface RunHandle {
 export interface RunManagerOptions {
   runtime: Runtime;
   store: RunStore;
-  /** This replica's id (the owner of the runs it starts). @default a random id */
+  /** This replica's id (the owner of the runs it starts). @default {@link defaultReplicaId}() */
   replicaId?: string | undefined;
   /** Takes and keeps the lease of a run this replica starts (see `Replica.hold`). @default none */
   hold?: ((runId: string) => Promise<Lease | undefined>) | undefined;
@@ -81,6 +81,11 @@ export interface RunManager {
    * from the run's journal (see replay.ts). Resolves once the run has settled here.
    */
   resume(record: RunRecord, lease: Lease): Promise<void>;
+  /**
+   * Settles a run cancelled while its replica was gone (`cancelled`, not settled, its lease lapsed):
+   * `finishedAt`, its pending approvals cancelled, a `result` event. The recovery loop calls it.
+   */
+  reap(record: RunRecord): Promise<void>;
   /** Subscribes to events this replica appends; returns the unsubscribe function. */
   onEvent(listener: (event: RunEvent) => void): () => void;
   /** Aborts the local runs (they stay `running` in the store for another replica) and stops. */
@@ -103,7 +108,7 @@ const RUN_CALL_PREFIX = 'http-run-';
 /** Creates the run manager over a runtime and a store. */
 export function createRunManager(options: RunManagerOptions): RunManager {
   const { runtime, store } = options;
-  const replicaId = options.replicaId ?? `replica-${randomUUID()}`;
+  const replicaId = options.replicaId ?? defaultReplicaId();
   const local = new Map<string, LocalRun>(); // by run id
   const byCall = new Map<string, LocalRun>(); // by run_code call id
   const events = new Emitter<[RunEvent]>();
@@ -188,14 +193,53 @@ export function createRunManager(options: RunManagerOptions): RunManager {
         { status: ['queued', 'running', 'waiting-approval', 'cancelled'], owner: replicaId },
       )
       .catch(() => undefined);
-    if (done)
-      await append(run, 'result', {
-        status: done.status,
-        result: json ?? null,
-        ...(verdict.status === 'succeeded'
-          ? {}
-          : { error: JSON.parse(JSON.stringify(verdict.error)) as JsonValue }),
-      });
+    if (!done) return;
+    // Asks of this run nobody decided (siblings of a rejected ask, asks a diverged replay never
+    // reached) must not wait for a human forever.
+    const leftover = await cancelLeftoverApprovals(store, run.id).catch(() => []);
+    for (const a of leftover) void append(run, 'approval', approvalEvent(a));
+    await append(run, 'result', {
+      status: done.status,
+      result: json ?? null,
+      ...(verdict.status === 'succeeded'
+        ? {}
+        : { error: JSON.parse(JSON.stringify(verdict.error)) as JsonValue }),
+    });
+  }
+
+  /**
+   * Settles `record` as cancelled here, when its holder is gone (compare-and-set on its owner):
+   * writes `finishedAt`, cancels its pending approvals and records the events.
+   * @returns whether this call settled it.
+   */
+  async function settleCancelled(record: RunRecord, from: RunStatus[]): Promise<boolean> {
+    const { id } = record;
+    const settled = await store.updateRun(
+      id,
+      {
+        status: 'cancelled',
+        finishedAt: record.finishedAt ?? Date.now(),
+        owner: null,
+        leaseExpiresAt: null,
+      },
+      { status: from, owner: record.owner ?? null },
+    );
+    if (!settled) return false;
+    const leftover = await cancelLeftoverApprovals(store, id);
+    const appended = [
+      ...(record.status === 'cancelled'
+        ? []
+        : [await store.appendEvent(id, 'status', { status: 'cancelled' })]),
+      ...(await Promise.all(
+        leftover.map((a) => store.appendEvent(id, 'approval', approvalEvent(a))),
+      )),
+      // An interrupted run already has its result event.
+      ...(record.finishedAt === undefined
+        ? [await store.appendEvent(id, 'result', { status: 'cancelled', result: null })]
+        : []),
+    ];
+    for (const e of appended) if (e) events.emit(e);
+    return true;
   }
 
   /** Runs one life of `record` here (a first run or a replay) and settles it. */
@@ -285,15 +329,14 @@ export function createRunManager(options: RunManagerOptions): RunManager {
       if (!record) return undefined;
       if (isFinalStatus(record.status)) return view(record);
       const run = local.get(id);
-      const updated = await store.updateRun(
-        id,
-        // A run another replica holds is only marked: its holder notices, stops it and settles it.
-        {
-          status: 'cancelled',
-          ...(run || record.owner !== undefined ? {} : { finishedAt: Date.now() }),
-        },
-        { status: ['queued', 'running', 'waiting-approval', 'interrupted'] },
-      );
+      const from: RunStatus[] = ['queued', 'running', 'waiting-approval', 'interrupted'];
+      // A run nobody holds (no owner, or its owner's lease lapsed: that replica is gone) is
+      // settled here, its pending approvals with it.
+      const orphan =
+        !run && (record.owner === undefined || (record.leaseExpiresAt ?? Infinity) < Date.now());
+      if (orphan && (await settleCancelled(record, from))) return manager.get(id);
+      // A run another replica holds is only marked: its holder notices, stops it and settles it.
+      const updated = await store.updateRun(id, { status: 'cancelled' }, { status: from });
       if (run) {
         await append(run, 'status', { status: 'cancelled' });
         run.controller.abort();
@@ -317,6 +360,11 @@ export function createRunManager(options: RunManagerOptions): RunManager {
         replay: true,
       });
       await launch(running, lease, initial).settled;
+    },
+    async reap(record) {
+      if (record.status !== 'cancelled' || record.finishedAt !== undefined) return;
+      if (local.has(record.id)) return;
+      await settleCancelled(record, ['cancelled']);
     },
     onEvent: (listener) => events.on(listener),
     async close() {

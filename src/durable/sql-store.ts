@@ -129,6 +129,7 @@ export async function createSqlStore(
         if (filter.status.length === 0) return [];
         where.push(`status IN (${inList(params, filter.status)})`);
       }
+      if (filter.unsettled === true) where.push('finished_at IS NULL');
       if (filter.leaseExpiredBefore !== undefined)
         where.push(
           `(lease_expires_at IS NULL OR lease_expires_at < $${params.push(filter.leaseExpiredBefore)})`,

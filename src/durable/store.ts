@@ -92,6 +92,8 @@ export interface RunFilter {
   status?: readonly RunStatus[] | undefined;
   /** Only runs whose lease lapsed before this time (or that have no lease). */
   leaseExpiredBefore?: number | undefined;
+  /** Only runs not settled yet (no `finishedAt`). @default false */
+  unsettled?: boolean | undefined;
   /** @default 100 */
   limit?: number | undefined;
 }

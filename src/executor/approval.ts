@@ -25,11 +25,32 @@ export interface ApprovalRequest {
   messages: string[];
 }
 
-/** Decides an approval request. The signal aborts when the call is aborted (answer ignored then). */
+/** An approver's answer with who gave it (recorded in the `approval/decided` event and the audit). */
+export interface ApprovalAnswer {
+  outcome: ApprovalOutcome;
+  /** Who decided, for example `http:<scope>:<request id>` for a decision posted over HTTP. */
+  decidedBy?: string | undefined;
+}
+
+/**
+ * Decides an approval request: an outcome, or an {@link ApprovalAnswer} saying who decided. The
+ * signal aborts when the call is aborted (answer ignored then).
+ */
 export type Approver = (
   request: ApprovalRequest,
   signal: AbortSignal,
-) => ApprovalOutcome | Promise<ApprovalOutcome>;
+) => ApprovalOutcome | ApprovalAnswer | Promise<ApprovalOutcome | ApprovalAnswer>;
+
+const isOutcome = (v: unknown): v is ApprovalOutcome => OUTCOMES.includes(v as ApprovalOutcome);
+
+/** An approver's answer, checked: anything outside the closed set is `unavailable`. */
+function answerOf(answer: unknown): ApprovalAnswer {
+  if (isOutcome(answer)) return { outcome: answer };
+  if (typeof answer !== 'object' || answer === null) return { outcome: 'unavailable' };
+  const { outcome, decidedBy } = answer as { outcome?: unknown; decidedBy?: unknown };
+  if (!isOutcome(outcome)) return { outcome: 'unavailable' };
+  return typeof decidedBy === 'string' ? { outcome, decidedBy } : { outcome };
+}
 
 /**
  * Asks `approver` and always resolves to an outcome: no approver → `unavailable` (fail closed);
@@ -41,30 +62,30 @@ export function requestApproval(
   request: ApprovalRequest,
   signal: AbortSignal,
   timeoutMs: number,
-): Promise<ApprovalOutcome> {
-  if (!approver) return Promise.resolve('unavailable');
-  if (signal.aborted) return Promise.resolve('cancelled');
-  return new Promise<ApprovalOutcome>((resolve) => {
+): Promise<ApprovalAnswer> {
+  if (!approver) return Promise.resolve({ outcome: 'unavailable' });
+  if (signal.aborted) return Promise.resolve({ outcome: 'cancelled' });
+  return new Promise<ApprovalAnswer>((resolve) => {
     let settled = false;
     const inner = new AbortController();
-    const settle = (outcome: ApprovalOutcome): void => {
+    const settle = (answer: ApprovalAnswer): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
-      if (outcome !== 'allowed-once' && !inner.signal.aborted) inner.abort();
-      resolve(outcome);
+      if (answer.outcome !== 'allowed-once' && !inner.signal.aborted) inner.abort();
+      resolve(answer);
     };
-    const onAbort = (): void => settle('cancelled');
-    const timer = setTimeout(() => settle('unavailable'), timeoutMs);
+    const onAbort = (): void => settle({ outcome: 'cancelled' });
+    const timer = setTimeout(() => settle({ outcome: 'unavailable' }), timeoutMs);
     signal.addEventListener('abort', onAbort, { once: true });
     try {
       Promise.resolve(approver(request, inner.signal)).then(
-        (answer) => settle(OUTCOMES.includes(answer) ? answer : 'unavailable'),
-        () => settle('unavailable'),
+        (answer) => settle(answerOf(answer)),
+        () => settle({ outcome: 'unavailable' }),
       );
     } catch {
-      settle('unavailable');
+      settle({ outcome: 'unavailable' });
     }
   });
 }

@@ -26,7 +26,13 @@ export type ExecutorEvent =
       durationMs: number;
     })
   | (EventBase & { type: 'approval/asked'; message: string | undefined })
-  | (EventBase & { type: 'approval/decided'; outcome: ApprovalOutcome; durationMs: number })
+  | (EventBase & {
+      type: 'approval/decided';
+      outcome: ApprovalOutcome;
+      durationMs: number;
+      /** Who decided, when the approver says (a human's decision over HTTP: `http:<scope>:<request id>`). */
+      decidedBy?: string | undefined;
+    })
   | (EventBase & { type: 'tool/code-dispatch-start'; queuedMs: number })
   | (EventBase & {
       type: 'tool/code-dispatch';

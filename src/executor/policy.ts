@@ -56,7 +56,7 @@ export async function decide(
   const askedAt = performance.now();
   const { call } = ctx;
   const resume = deps.pause?.();
-  const outcome = await requestApproval(
+  const { outcome, decidedBy } = await requestApproval(
     deps.approver,
     {
       callId: call.id,
@@ -69,7 +69,12 @@ export async function decide(
     signal,
     deps.approvalTimeoutMs,
   ).finally(resume);
-  deps.emit({ type: 'approval/decided', outcome, durationMs: performance.now() - askedAt });
+  deps.emit({
+    type: 'approval/decided',
+    outcome,
+    durationMs: performance.now() - askedAt,
+    ...(decidedBy === undefined ? {} : { decidedBy }),
+  });
   if (outcome === 'allowed-once') return live();
   if (signal.aborted)
     return failure('ABORTED_BEFORE_DISPATCH', 'the call was aborted while awaiting approval', {

@@ -5,6 +5,7 @@
  */
 import type { ToolResult } from '../executor/types.js';
 import type { CallTrace } from '../sandbox/types.js';
+import { isReplayed } from './durable-seam.js';
 import type { CallLine, RunnerContext } from './types.js';
 
 /** `ctx.dispatch`, recording each call into `calls` and announcing it through `ctx.emit`. */
@@ -21,7 +22,15 @@ export function recordingDispatch(
       ? { name, ok: true, durationMs }
       : { name, ok: false, code: r.error.code, durationMs };
     calls.push(line);
-    ctx.emit({ type: 'call-end', name, ok: line.ok, code: line.code, durationMs });
+    ctx.emit({
+      type: 'call-end',
+      name,
+      ok: line.ok,
+      code: line.code,
+      durationMs,
+      // Answered from a durable run's journal: the tool did not run again.
+      ...(isReplayed(r) ? { replayed: true as const } : {}),
+    });
     return r;
   };
 }

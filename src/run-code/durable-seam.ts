@@ -31,6 +31,18 @@ export interface DurableSeam {
 }
 
 const seams = new Map<string, DurableSeam>();
+const replayed = new WeakSet<ToolResult>();
+
+/** Marks `result` as answered from the run's journal (not run in this life); returns it. */
+export function markReplayed(result: ToolResult): ToolResult {
+  replayed.add(result);
+  return result;
+}
+
+/** True when a seam answered `result` from the run's journal (the call did not run again). */
+export function isReplayed(result: ToolResult): boolean {
+  return replayed.has(result);
+}
 
 /** Attaches `seam` to the run_code call `callId`; returns the function that detaches it. */
 export function attachDurableSeam(callId: string, seam: DurableSeam): () => void {

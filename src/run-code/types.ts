@@ -120,6 +120,8 @@ export type RunProgressEvent =
       ok: boolean;
       code: ErrorCode | undefined;
       durationMs: number;
+      /** A durable run's replay answered the call from its journal (the tool did not run again). */
+      replayed?: true | undefined;
     };
 
 /**

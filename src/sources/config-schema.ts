@@ -7,6 +7,8 @@ export const SOURCE_NAME_RE = /^[A-Za-z][A-Za-z0-9_-]{0,31}$/;
 export const SCOPE_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 /** A tool-name pattern: tool-name characters and `*`. */
 export const TOOL_PATTERN_RE = /^[A-Za-z0-9_.*-]{1,64}$/;
+/** A replica id (`store.replicaId`): a letter or digit, then letters, digits, `_`, `.`, `:` or `-`; at most 64. */
+export const REPLICA_ID_RE = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/;
 /** An environment variable name. */
 export const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** An HTTP header name (RFC 9110 token). */
@@ -119,6 +121,14 @@ export const topLevelSchema = z.strictObject({
         .regex(/^[A-Za-z_][A-Za-z0-9_]{0,47}$/)
         .optional(),
       approvalTimeoutMs: int(1).optional(),
+      replicaId: z
+        .string()
+        .regex(
+          REPLICA_ID_RE,
+          'expected a replica id (letters, digits, "_", ".", ":" or "-", starting with a letter or digit; at most 64)',
+        )
+        .optional(),
+      leaseMs: int(100, 3_600_000).optional(),
     })
     .refine(
       (s) => [s.url, s.urlEnv, s.path].filter((v) => v !== undefined).length <= 1,

@@ -140,6 +140,10 @@ export interface StoreConfig {
   schema: string | undefined;
   /** How long a parked approval waits for a human. @default 86400000 */
   approvalTimeoutMs: number | undefined;
+  /** This process's replica id: the owner of the runs it holds. @default `<hostname>-<pid>-<random>` */
+  replicaId: string | undefined;
+  /** How long a run's lease lasts without renewal; a dead replica's runs are picked up after it. @default 15000 */
+  leaseMs: number | undefined;
 }
 
 /** An API key given literally in the config. */

@@ -279,6 +279,8 @@ export function parseConfig(
             path: top.store.path === undefined ? undefined : resolve(dir, top.store.path),
             schema: top.store.schema,
             approvalTimeoutMs: top.store.approvalTimeoutMs,
+            replicaId: top.store.replicaId,
+            leaseMs: top.store.leaseMs,
           },
     server: {
       host: top.server.host,

@@ -116,6 +116,10 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Ope
         schema: config.store.schema,
       },
       humanApprovalTimeoutMs: config.store.approvalTimeoutMs,
+      replicaId: config.store.replicaId,
+      ...(config.store.leaseMs === undefined
+        ? {}
+        : { recovery: { leaseMs: config.store.leaseMs } }),
     };
     // Durable runs (a SQL driver, OpenTelemetry) are loaded only when a config has a `store`.
     const create = durable

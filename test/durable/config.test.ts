@@ -4,6 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/sources/config.js';
+import { openRuntime } from '../../src/sources/open.js';
+import type { DurableRuntime } from '../../src/durable/index.js';
+import { openPgClient } from '../../src/durable/pg-client.js';
+import { schemaName, storeKinds } from './stores.js';
+
+const pg = storeKinds()[1]!;
 
 const write = (config: unknown): string => {
   const dir = mkdtempSync(join(tmpdir(), 'isocode-store-config-'));
@@ -39,4 +45,77 @@ describe('config: store', () => {
     ])
       await expect(loadConfig(write({ store }))).rejects.toMatchObject({ code: 'INVALID_CONFIG' });
   });
+});
+
+describe('config: store.replicaId and store.leaseMs', () => {
+  it('accepts a replica id and a lease within bounds', async () => {
+    const config = await loadConfig(
+      write({ store: { url: 'postgres://h/db', replicaId: 'eu-1.a:b_c', leaseMs: 100 } }),
+    );
+    expect(config.store).toMatchObject({ replicaId: 'eu-1.a:b_c', leaseMs: 100 });
+    const max = await loadConfig(
+      write({ store: { replicaId: 'x'.repeat(64), leaseMs: 3_600_000 } }),
+    );
+    expect(max.store).toMatchObject({ leaseMs: 3_600_000 });
+  });
+
+  it('refuses a bad replica id or lease with INVALID_CONFIG naming the key path', async () => {
+    const cases: [unknown, string][] = [
+      [{ replicaId: '' }, 'store.replicaId'],
+      [{ replicaId: 'a b' }, 'store.replicaId'],
+      [{ replicaId: '-a' }, 'store.replicaId'],
+      [{ replicaId: 'x'.repeat(65) }, 'store.replicaId'],
+      [{ replicaId: 7 }, 'store.replicaId'],
+      [{ leaseMs: 99 }, 'store.leaseMs'],
+      [{ leaseMs: 3_600_001 }, 'store.leaseMs'],
+      [{ leaseMs: 1000.5 }, 'store.leaseMs'],
+      [{ leaseMs: '1000' }, 'store.leaseMs'],
+    ];
+    for (const [store, path] of cases) {
+      const file = write({ store });
+      const error = await loadConfig(file).then(
+        () => undefined,
+        (e: unknown) => e as { code: string; message: string; details: unknown },
+      );
+      expect(error, JSON.stringify(store)).toMatchObject({
+        code: 'INVALID_CONFIG',
+        details: { configPath: file, issues: [expect.objectContaining({ path })] },
+      });
+      expect(error?.message).toContain(path);
+    }
+  });
+
+  it.skipIf(pg.skip !== undefined)(
+    'reach the durable runtime: the runs are owned by the replica id, leased for leaseMs',
+    async () => {
+      const schema = schemaName();
+      const file = write({
+        sources: [{ builtin: 'demo' }],
+        scopes: { default: { mode: 'code', ask: ['kv.delete'] } },
+        typecheck: 'off',
+        store: { url: pg.url, schema, replicaId: 'config-A', leaseMs: 600_000 },
+      });
+      const opened = await openRuntime({ configPath: file });
+      try {
+        expect(opened.runs?.replicaId).toBe('config-A');
+        const runtime = opened.runtime as DurableRuntime;
+        const handle = await runtime.start({ code: `await tools.kv.delete({ key: 'k' });` });
+        let row = await runtime.store.getRun(handle.id);
+        for (let i = 0; i < 400 && row?.status !== 'waiting-approval'; i++) {
+          await new Promise((r) => setTimeout(r, 25));
+          row = await runtime.store.getRun(handle.id);
+        }
+        expect(row).toMatchObject({ status: 'waiting-approval', owner: 'config-A' });
+        // The default lease is 15 s: a lease far beyond it can only come from `leaseMs`.
+        expect(row!.leaseExpiresAt! - Date.now()).toBeGreaterThan(300_000);
+        await handle.cancel();
+      } finally {
+        await opened.close();
+        const client = openPgClient({ url: pg.url! });
+        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+        await client.close();
+      }
+    },
+    60_000,
+  );
 });

@@ -143,7 +143,7 @@ describe('durable runs over HTTP', () => {
     const code = `await tools.kv.put({ key: 'bg', value: 'v' }); return 42;`;
     const view = await runIn(id, 'succeeded');
     expect(view.calls).toEqual([
-      { name: 'kv.put', ok: true, durationMs: expect.any(Number) as number },
+      { name: 'kv.put', ok: true, durationMs: expect.any(Number) as number, replayed: false },
     ]);
     expect(view).toMatchObject({ program: code, callCount: 1, pendingApprovals: 0 });
     expect(view.startedAt).toEqual(expect.any(Number));

@@ -110,6 +110,10 @@ describe.skipIf(pg.skip !== undefined)('two replicas on one PostgreSQL', () => {
       })
     ).json()) as { id: string };
     const approval = await pendingVia(appB, id);
+    // The approval row is written before the holder records the status: wait for both.
+    await until(async () =>
+      (await view(appB, id)).status === 'waiting-approval' ? true : undefined,
+    );
     expect(await view(appB, id)).toMatchObject({ status: 'waiting-approval', pendingApprovals: 1 });
     const decided = await call(appB, `/v1/approvals/${approval}`, { decision: 'allowed-once' });
     expect(decided.status).toBe(200);

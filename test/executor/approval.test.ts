@@ -77,6 +77,26 @@ describe('the approval seam', () => {
     }
   });
 
+  it('an answer saying who decided reaches the approval/decided event; a malformed one is unavailable', async () => {
+    const { rt, ran, events } = await withApprover(() => ({
+      outcome: 'allowed-once' as const,
+      decidedBy: 'http:alpha:req-1',
+    }));
+    expect((await rt.execute({ name: 'echo', args: { text: 'a' } })).ok).toBe(true);
+    expect(ran()).toBe(1);
+    expect(events.find((e) => e.type === 'approval/decided')).toMatchObject({
+      outcome: 'allowed-once',
+      decidedBy: 'http:alpha:req-1',
+    });
+    const plain = await withApprover(() => 'rejected');
+    await plain.rt.execute({ name: 'echo', args: { text: 'a' } });
+    expect(plain.events.find((e) => e.type === 'approval/decided')).not.toHaveProperty('decidedBy');
+    const bad = await withApprover(() => ({ outcome: 'sure' }) as unknown as ApprovalOutcome);
+    const res = await bad.rt.execute({ name: 'echo', args: { text: 'a' } });
+    expect(!res.ok && res.error).toMatchObject({ reason: 'approval-unavailable' });
+    expect(bad.ran()).toBe(0);
+  });
+
   it('a never-answering approver settles unavailable after approvalTimeoutMs', async () => {
     const { rt, ran } = await withApprover(() => new Promise<ApprovalOutcome>(() => {}), {
       approvalTimeoutMs: 30,
