@@ -19,6 +19,8 @@ import type { ApprovalOutcome, ApprovalRequest, Approver } from '../executor/app
 export const MAX_SHOWN_ARGS = 1_000;
 /** At most this many characters of the hooks' reasons are shown. */
 export const MAX_SHOWN_REASON = 1_000;
+/** The most characters of the client's own name recorded as who decided. */
+const MAX_CLIENT_NAME = 100;
 /**
  * The SDK's request time-out for an elicitation: the largest a Node timer takes (~24.8 days), so
  * in practice only the executor's approval time-out bounds the human's wait.
@@ -108,12 +110,16 @@ export function supportsElicitation(server: Server): boolean {
  */
 export function elicitingApprover(server: Server, relatedRequestId: RequestId): Approver {
   return async (request, signal) => {
+    // Who decided, for the audit's approval/decided record: the client as it named itself
+    // (hostile text: stripped and capped like everything the elicitation shows).
+    const decidedBy = `mcp-elicitation:${cap(stripUnsafe(server.getClientVersion()?.name ?? 'client'), MAX_CLIENT_NAME)}`;
     try {
       const result = await server.elicitInput(
         { mode: 'form', message: approvalMessage(request), requestedSchema: APPROVAL_SCHEMA },
         { signal, timeout: ELICITATION_REQUEST_TIMEOUT_MS, relatedRequestId },
       );
-      return outcomeOf(result);
+      const outcome = outcomeOf(result);
+      return outcome === 'unavailable' ? outcome : { outcome, decidedBy };
     } catch {
       return 'unavailable';
     }

@@ -79,6 +79,7 @@ describe('isocode mcp (stdio, from a config with an ask pattern and an audit fil
     expect(events.find((e) => e['type'] === 'approval/decided')).toMatchObject({
       name: 'text.transform',
       outcome: 'allowed-once',
+      decidedBy: 'mcp-elicitation:stdio-elicit',
     });
   });
 
