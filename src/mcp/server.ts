@@ -12,7 +12,8 @@ import {
   type ServerNotification,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { DEFAULT_SCOPE, type Runtime, type RunProgressEvent } from '../index.js';
+import { DEFAULT_SCOPE, RUN_CODE, type Runtime, type RunProgressEvent } from '../index.js';
+import { durableOf, runDurably } from './durable-call.js';
 import { elicitingApprover, supportsElicitation } from './elicit.js';
 import { helperOverride, isHelperName, type HelperMode } from './helpers.js';
 import { ERROR_META_KEY, toCallToolResult } from './result.js';
@@ -161,27 +162,45 @@ export function buildMcpServer(options: McpServerOptions): TrackedMcpServer {
       active = Date.now();
       const callId = randomUUID();
       const token = request.params._meta?.progressToken;
-      let unsubscribe: (() => void) | undefined;
-      if (token !== undefined) {
-        let progress = 0;
-        unsubscribe = runtime.onProgress((id, event) => {
-          if (id !== callId || extra.signal.aborted) return;
-          progress += 1;
-          const notification: ServerNotification = {
-            method: 'notifications/progress',
-            params: { progressToken: token, progress, message: progressMessage(event) },
-          };
-          extra.sendNotification(notification).catch(() => {
-            // the client may be gone; progress is best effort
-          });
+      let progress = 0;
+      const notify = (message: string): void => {
+        if (token === undefined || extra.signal.aborted) return;
+        progress += 1;
+        const notification: ServerNotification = {
+          method: 'notifications/progress',
+          params: { progressToken: token, progress, message },
+        };
+        extra.sendNotification(notification).catch(() => {
+          // the client may be gone; progress is best effort
         });
-      }
+      };
+      const unsubscribe =
+        token === undefined
+          ? undefined
+          : runtime.onProgress((id, event) => {
+              if (id === callId) notify(progressMessage(event));
+            });
       // A client that can be asked is asked directly; the others keep the runtime's approver.
       const approver =
         elicitation && supportsElicitation(server)
           ? elicitingApprover(server, extra.requestId)
           : undefined;
+      // On a durable runtime, the run_code program of a client that cannot be asked runs as a
+      // durable run: its asks are parked, decided over HTTP by a human (durable-call.ts).
+      const durable =
+        approver === undefined && name === RUN_CODE && runtime.mode(scope) !== 'native'
+          ? durableOf(runtime)
+          : undefined;
       try {
+        if (durable) {
+          const answer = await runDurably(durable, args, {
+            scope,
+            signal: extra.signal,
+            hasOutputSchema: list.withOutput.has(name),
+            progress: token === undefined ? undefined : notify,
+          });
+          if (answer) return answer;
+        }
         const result = await runtime.execute(
           { name, args, id: callId },
           { scope, signal: extra.signal, approver },

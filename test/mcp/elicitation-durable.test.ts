@@ -1,9 +1,8 @@
 /**
  * Approvals by elicitation over a durable runtime (in-memory embedded store): a capable MCP client
- * is asked directly and nothing is parked; a client without the capability keeps the runtime's
- * approver (the parked approver, which parks only asks of durable runs: a call made over the MCP
- * face is not one, so its ask fails closed); a durable run started in the background still parks
- * its ask as a pending approval.
+ * is asked directly and nothing is parked; the run_code program of a client without the capability
+ * runs as a durable run, whose ask is parked and seen and decided over HTTP (the call answers when
+ * the run settles, naming the run); a durable run started in the background still parks its ask.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -13,7 +12,10 @@ import { z } from 'zod';
 import { defineTool } from '../../src/index.js';
 import { createDurableRuntime, type DurableRuntime } from '../../src/durable/index.js';
 import { createMcpServer } from '../../src/mcp/index.js';
+import { createHttpApp } from '../../src/server/index.js';
 
+/** Runs wait for a sandbox worker, which a cancelled run's replacement may still be starting. */
+const POLL = { timeout: 20_000, interval: 100 };
 const ran: string[] = [];
 let runtime: DurableRuntime;
 
@@ -80,21 +82,93 @@ describe('elicitation over a durable runtime', () => {
     await client.close();
   });
 
-  it('a client without the capability keeps the parked approver: not a durable run, so it fails closed', async () => {
+  it('a client without the capability: the program runs as a durable run, its ask decided over HTTP', async () => {
+    const app = createHttpApp({
+      runtime,
+      defaultScope: 'default',
+      apiKeys: [],
+      runs: runtime.runs,
+    });
     const { client } = await connect(false);
-    expect(await call(client, 'b')).toContain('DENIED');
+    const answer = client.callTool({
+      name: 'run_code',
+      arguments: { code: program('b'), description: 'delete b' },
+    }) as Promise<CallToolResult>;
+    type Approval = { id: string; runId: string; tool: string; args: unknown };
+    let pending: Approval[] = [];
+    await expect
+      .poll(async () => {
+        const res = await app.request('/v1/approvals');
+        pending = ((await res.json()) as { approvals: Approval[] }).approvals;
+        return pending.length;
+      }, POLL)
+      .toBe(1);
+    expect(pending[0]).toMatchObject({ tool: 'kv.delete', args: { key: 'b' } });
     expect(ran).toEqual(['a']);
-    expect(await runtime.store.listApprovals()).toEqual([]);
+    const decided = await app.request(`/v1/approvals/${pending[0]!.id}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ decision: 'allowed-once' }),
+    });
+    expect(decided.status).toBe(200);
+    const r = await answer;
+    expect(r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n')).toContain(
+      '"deleted": "b"',
+    );
+    expect(r._meta?.['isocode/run']).toEqual({ id: pending[0]!.runId });
+    expect(ran).toEqual(['a', 'b']);
+    // A rejection reaches the program as DENIED, as for any approver.
+    const rejected = client.callTool({
+      name: 'run_code',
+      arguments: { code: program('x'), description: 'delete x' },
+    }) as Promise<CallToolResult>;
+    await expect
+      .poll(async () => (await runtime.store.listApprovals({ status: ['pending'] })).length, POLL)
+      .toBe(1);
+    const [p] = await runtime.store.listApprovals({ status: ['pending'] });
+    await runtime.store.decideApproval(p!.id, 'rejected', 'test');
+    expect(
+      (await rejected).content.map((c) => (c.type === 'text' ? c.text : '')).join(''),
+    ).toContain('DENIED');
+    expect(ran).toEqual(['a', 'b']);
+    await client.close();
+  });
+
+  it('cancelling the MCP call cancels its durable run, and its pending approval with it', async () => {
+    const { client } = await connect(false);
+    const controller = new AbortController();
+    const call = client
+      .callTool(
+        { name: 'run_code', arguments: { code: program('y'), description: 'y' } },
+        undefined,
+        {
+          signal: controller.signal,
+        },
+      )
+      .catch((e: unknown) => e);
+    await expect
+      .poll(async () => (await runtime.store.listApprovals({ status: ['pending'] })).length, POLL)
+      .toBe(1);
+    const [p] = await runtime.store.listApprovals({ status: ['pending'] });
+    controller.abort();
+    await call;
+    await expect
+      .poll(async () => (await runtime.runs.get(p!.runId))?.status, POLL)
+      .toBe('cancelled');
+    await expect
+      .poll(async () => (await runtime.store.listApprovals({ status: ['pending'] })).length, POLL)
+      .toBe(0);
+    expect(ran).toEqual(['a', 'b']);
     await client.close();
   });
 
   it('a durable run started in the background still parks its ask', async () => {
     const handle = await runtime.start({ code: program('c'), description: 'background' });
     await expect
-      .poll(async () => (await runtime.store.listApprovals({ status: ['pending'] })).length)
+      .poll(async () => (await runtime.store.listApprovals({ status: ['pending'] })).length, POLL)
       .toBe(1);
     await handle.cancel();
     await handle.wait();
-    expect(ran).toEqual(['a']);
+    expect(ran).toEqual(['a', 'b']);
   });
 });
