@@ -102,6 +102,18 @@ export function supportsElicitation(server: Server): boolean {
   return server.getClientCapabilities()?.elicitation?.form !== undefined;
 }
 
+/** The client's name as it announced itself, stripped and capped; `client` when it gave none. */
+function clientName(server: Pick<Server, 'getClientVersion'>): string {
+  let name: unknown;
+  try {
+    name = server.getClientVersion()?.name;
+  } catch {
+    // a server without the handshake's record: no name
+  }
+  const shown = typeof name === 'string' ? cap(stripUnsafe(name), MAX_CLIENT_NAME).trim() : '';
+  return shown.length > 0 ? shown : 'client';
+}
+
 /**
  * An approver that asks the client of `server` through `elicitation/create`, sent as related to
  * the `tools/call` request `relatedRequestId` (so over streamable HTTP it travels on that call's
@@ -112,7 +124,7 @@ export function elicitingApprover(server: Server, relatedRequestId: RequestId): 
   return async (request, signal) => {
     // Who decided, for the audit's approval/decided record: the client as it named itself
     // (hostile text: stripped and capped like everything the elicitation shows).
-    const decidedBy = `mcp-elicitation:${cap(stripUnsafe(server.getClientVersion()?.name ?? 'client'), MAX_CLIENT_NAME)}`;
+    const decidedBy = `mcp-elicitation:${clientName(server)}`;
     try {
       const result = await server.elicitInput(
         { mode: 'form', message: approvalMessage(request), requestedSchema: APPROVAL_SCHEMA },

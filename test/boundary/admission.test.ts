@@ -16,7 +16,8 @@ beforeAll(async () => {
         maxConcurrentRuns: 3,
         maxConcurrentRunsPerScope: 1,
         maxQueuedRunsPerScope: 1,
-        maxQueueWaitMs: 1_500,
+        // Generous: the queued run must outlast tenant b's run on a loaded machine (waits are the next test's).
+        maxQueueWaitMs: 30_000,
       },
     },
     [echo, g.tool],

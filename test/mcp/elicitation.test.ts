@@ -324,7 +324,10 @@ describe('time-outs', () => {
       parentId: undefined,
       messages: [],
     };
-    expect(await elicitingApprover(fake, 7)(request, signal)).toBe('allowed-once');
+    expect(await elicitingApprover(fake, 7)(request, signal)).toEqual({
+      outcome: 'allowed-once',
+      decidedBy: 'mcp-elicitation:client', // the fake server has no handshake record
+    });
     expect(seen).toEqual({ timeout: ELICITATION_REQUEST_TIMEOUT_MS, signal, relatedRequestId: 7 });
   });
 
