@@ -187,14 +187,13 @@ export function buildMcpServer(options: McpServerOptions): TrackedMcpServer {
           : undefined;
       // On a durable runtime, the run_code program of a client that cannot be asked runs as a
       // durable run: its asks are parked, decided over HTTP by a human (durable-call.ts).
-      const durable =
-        approver === undefined && name === RUN_CODE && runtime.mode(scope) !== 'native'
-          ? durableOf(runtime)
-          : undefined;
+      const runCode = name === RUN_CODE ? list.tools.find((t) => t.name === RUN_CODE) : undefined;
+      const durable = approver === undefined && runCode ? durableOf(runtime) : undefined;
       try {
-        if (durable) {
+        if (durable && runCode) {
           const answer = await runDurably(durable, args, {
             scope,
+            inputSchema: runCode.inputSchema,
             signal: extra.signal,
             hasOutputSchema: list.withOutput.has(name),
             progress: token === undefined ? undefined : notify,

@@ -134,6 +134,21 @@ describe('elicitation over a durable runtime', () => {
     await client.close();
   });
 
+  it('arguments run_code refuses are INVALID_ARGS, as for any client, and store no run', async () => {
+    const { client } = await connect(false);
+    const before = (await runtime.store.listRuns({})).length;
+    for (const args of [
+      { code: program('z') },
+      { code: 'x'.repeat(100_001), description: 'too long' },
+    ]) {
+      const r = (await client.callTool({ name: 'run_code', arguments: args })) as CallToolResult;
+      expect(r.isError).toBe(true);
+      expect(r._meta?.['isocode/error']).toMatchObject({ code: 'INVALID_ARGS' });
+    }
+    expect((await runtime.store.listRuns({})).length).toBe(before);
+    await client.close();
+  });
+
   it('cancelling the MCP call cancels its durable run, and its pending approval with it', async () => {
     const { client } = await connect(false);
     const controller = new AbortController();
