@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CLI_ARGS, ROOT, runCli } from './helpers.js';
+import { listeningUrl } from '../support/listening.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'isocode-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -113,19 +114,7 @@ async function startServe(
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let stderr = '';
-  child.stderr.setEncoding('utf8');
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no URL: ${stderr}`)), 60_000);
-    child.stderr.on('data', (d: string) => {
-      stderr += d;
-      const m = /listening on (http:\/\/\S+)/.exec(stderr);
-      if (m?.[1]) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-  });
+  const { url } = await listeningUrl(child, { label: 'isocode serve' });
   return { child, url };
 }
 

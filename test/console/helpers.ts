@@ -2,6 +2,7 @@
 import { spawn } from 'node:child_process';
 import { expect } from 'vitest';
 import { CLI_ARGS, ROOT } from '../cli/helpers.js';
+import { listeningUrl } from '../support/listening.js';
 
 /** Runs `isocode serve --port 0 <extra>`, calls `probe` with its URL, then stops it (exit 0). */
 export async function withServe(
@@ -12,26 +13,15 @@ export async function withServe(
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let stderr = '';
-  child.stderr.setEncoding('utf8');
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  let stderr = (): string => '';
   try {
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no URL: ${stderr}`)), 60_000);
-      child.stderr.on('data', (d: string) => {
-        stderr += d;
-        const m = /listening on (http:\/\/\S+)/.exec(stderr);
-        if (m?.[1]) {
-          clearTimeout(timer);
-          resolve(m[1]);
-        }
-      });
-      void exited.then((code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
-    });
-    await probe(url);
+    const listening = await listeningUrl(child, { label: 'isocode serve' });
+    stderr = listening.stderr;
+    await probe(listening.url);
   } finally {
     child.kill('SIGTERM');
   }
   expect(await exited).toBe(0);
-  return stderr;
+  return stderr();
 }

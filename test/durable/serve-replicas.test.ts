@@ -15,6 +15,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openPgClient } from '../../src/durable/pg-client.js';
 import { ROOT } from '../cli/helpers.js';
 import { storeKinds } from './stores.js';
+import { listeningUrl } from '../support/listening.js';
 
 const pg = storeKinds()[1]!;
 const BIN = join(ROOT, 'bin/isocode.js');
@@ -64,21 +65,8 @@ async function serve(name: 'A' | 'B', life: string, extraTool = false): Promise<
   });
   children.add(child);
   child.once('exit', () => children.delete(child));
-  let stderr = '';
-  child.stderr.setEncoding('utf8');
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name}: no URL: ${stderr}`)), 30_000);
-    child.once('exit', (code) => reject(new Error(`${name} exited ${code}: ${stderr}`)));
-    child.stderr.on('data', (d: string) => {
-      stderr += d;
-      const m = /listening on (http:\/\/\S+)/.exec(stderr);
-      if (m?.[1]) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-  });
-  return { name, child, url, audit, stderr: () => stderr };
+  const { url, stderr } = await listeningUrl(child, { label: name, timeoutMs: 30_000 });
+  return { name, child, url, audit, stderr };
 }
 
 /** SIGKILLs a serve process and its sandbox workers; resolves once it is gone. */

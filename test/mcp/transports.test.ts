@@ -16,6 +16,7 @@ import { createRuntime, isIsocodeError, type Runtime } from '../../src/index.js'
 import { serveMcpHttp, type McpHttpHandle } from '../../src/mcp/index.js';
 import { builtinDemoTools } from '../../src/sources/index.js';
 import { CLI_ARGS, ROOT } from '../cli/helpers.js';
+import { listeningUrl } from '../support/listening.js';
 
 const text = (r: unknown): string =>
   (r as CallToolResult).content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
@@ -225,19 +226,7 @@ describe('streamable HTTP: isocode mcp --http', () => {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let stderr = '';
-    child.stderr.setEncoding('utf8');
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no URL: ${stderr}`)), 60_000);
-      child.stderr.on('data', (d: string) => {
-        stderr += d;
-        const m = /listening on (http:\/\/\S+)/.exec(stderr);
-        if (m?.[1]) {
-          clearTimeout(timer);
-          resolve(m[1]);
-        }
-      });
-    });
+    const { url } = await listeningUrl(child, { label: 'isocode mcp --http' });
     const client = new Client({ name: 'cli-http', version: '0.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(url)));
     expect(text(await client.callTool(PROGRAM))).toBe('MCP WORKS');
