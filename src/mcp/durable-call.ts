@@ -6,7 +6,7 @@
  * settles; cancelling the call cancels the run. The answer's `_meta["isocode/run"]` names the run.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { DurableRuntime, RunHandle } from '../durable/index.js';
+import type { DurableRuntime, RunHandle, RunView } from '../durable/index.js';
 import { isIsocodeError, type Runtime, type ToolResult } from '../index.js';
 import { ERROR_META_KEY, toCallToolResult } from './result.js';
 
@@ -119,7 +119,17 @@ export async function runDurably(
       }, HEARTBEAT_MS)
     : undefined;
   try {
-    const view = await handle.wait();
+    let view: RunView;
+    try {
+      view = await handle.wait();
+    } catch {
+      // the store failed while the run settled: say so without its message (it may name hosts)
+      return failure(
+        'INTERNAL_ERROR',
+        `the result of run ${handle.id} could not be read`,
+        handle.id,
+      );
+    }
     const meta = { [RUN_META_KEY]: { id: handle.id } };
     if (!isToolResult(view.result))
       return view.status === 'cancelled'
