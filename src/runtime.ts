@@ -45,6 +45,7 @@ import {
 } from './discovery/index.js';
 import { errorContent } from './executor/outcome.js';
 import { ToolRegistry } from './tools/registry.js';
+import { invalidArgsMessage } from './tools/schema.js';
 import { DEFAULT_SCOPE, type ScopeConfig } from './tools/scopes.js';
 import type { PresentationMode, ToolDefinition, ToolSchema } from './tools/types.js';
 import {
@@ -156,6 +157,12 @@ export interface Runtime {
   }): void;
   /** Called after the tool catalog changed (register or updateTools); returns the unsubscribe function. */
   onToolsChanged(listener: () => void): () => void;
+  /**
+   * Checks run_code arguments (`{ code, description }`) against run_code's own input schema, as the
+   * executor would, without running anything: the INVALID_ARGS error the call would fail with, or
+   * undefined (also when the scope shows no run_code). Durable runs check before they are stored.
+   */
+  checkRunCodeArgs(args: unknown, scope?: string): IsocodeError | undefined;
   /** Declares or replaces a scope. */
   defineScope(id: string, config: ScopeConfig): void;
   /** Installs hooks; returns a function that removes them. */
@@ -410,6 +417,16 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       });
     },
     schemas: (scope = DEFAULT_SCOPE) => registry.schemas(scope),
+    checkRunCodeArgs: (args, scope = DEFAULT_SCOPE) => {
+      const target = registry.resolveExecution(RUN_CODE, scope, false);
+      if (target.kind !== 'transport') return undefined;
+      const valid = target.tool.validateInput(args);
+      return valid.ok
+        ? undefined
+        : new IsocodeError('INVALID_ARGS', invalidArgsMessage(RUN_CODE, valid.issues), {
+            details: { issues: valid.issues },
+          });
+    },
     wireSchemas: (scope = DEFAULT_SCOPE, override) => wire(scope, override),
     wireTools: ((format: WireFormat, scope = DEFAULT_SCOPE, override?: DiscoveryOptions) =>
       toWireFormat(wire(scope, override), format)) as Runtime['wireTools'],

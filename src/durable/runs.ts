@@ -290,8 +290,11 @@ export function createRunManager(options: RunManagerOptions): RunManager {
       } catch {
         throw new IsocodeError('INVALID_SCOPE', `unknown scope "${scope}"`);
       }
-      const id = `run_${randomUUID()}`;
       const description = input.description ?? 'background run';
+      // run_code's own schema decides, before anything is stored (INVALID_ARGS as a call would).
+      const invalid = runtime.checkRunCodeArgs({ code: input.code, description }, scope);
+      if (invalid) throw invalid;
+      const id = `run_${randomUUID()}`;
       const record = await store.createRun({
         id,
         scope,

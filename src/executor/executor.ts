@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import type { JsonValue } from '../json.js';
 import type { ToolRegistry } from '../tools/registry.js';
-import { formatIssues } from '../tools/schema.js';
+import { invalidArgsMessage } from '../tools/schema.js';
 import type { ContentBlock, OutcomeSummary, ToolContext } from '../tools/types.js';
 import type { Approver } from './approval.js';
 import type { PauseClock } from '../pause-clock.js';
@@ -122,11 +122,9 @@ export class Executor {
     if (!valid.ok)
       return this.#finish(
         call,
-        failure(
-          'INVALID_ARGS',
-          `invalid arguments for ${target.tool.name}: ${formatIssues(valid.issues)}`,
-          { details: { issues: valid.issues } },
-        ),
+        failure('INVALID_ARGS', invalidArgsMessage(target.tool.name, valid.issues), {
+          details: { issues: valid.issues },
+        }),
       );
     const args = valid.value;
     if (!call.parent) return this.#dispatch(call, target, args);

@@ -37,39 +37,9 @@ const isToolResult = (v: unknown): v is ToolResult =>
   typeof (v as { ok?: unknown }).ok === 'boolean' &&
   Array.isArray((v as { content?: unknown }).content);
 
-/** A string property's bounds in run_code's listed input schema. */
-interface StringBounds {
-  minLength?: number;
-  maxLength?: number;
-}
-
-/**
- * Whether `args` are what run_code's listed input schema (its one owner) accepts: strings within
- * their bounds, the required ones present. Anything else takes the executor's path, which reports
- * INVALID_ARGS as for any client, before a run is stored.
- */
-function fitsRunCode(args: Record<string, unknown>, schema: Record<string, unknown>): boolean {
-  const properties = (schema['properties'] ?? {}) as Record<string, StringBounds | undefined>;
-  const required = Array.isArray(schema['required']) ? (schema['required'] as unknown[]) : [];
-  for (const key of ['code', 'description']) {
-    const value = args[key];
-    if (value === undefined) {
-      if (required.includes(key)) return false;
-      continue;
-    }
-    const bounds = properties[key];
-    if (typeof value !== 'string' || bounds === undefined) return false;
-    if (value.length < (bounds.minLength ?? 0)) return false;
-    if (bounds.maxLength !== undefined && value.length > bounds.maxLength) return false;
-  }
-  return true;
-}
-
 /** What {@link runDurably} needs of the MCP request. */
 export interface DurableCallContext {
   scope: string;
-  /** run_code's input schema as this face lists it. */
-  inputSchema: Record<string, unknown>;
   signal: AbortSignal;
   /** Whether the listed run_code declares an output schema (structuredContent then). */
   hasOutputSchema: boolean;
@@ -78,9 +48,8 @@ export interface DurableCallContext {
 }
 
 /**
- * Runs `args` (run_code's `{ code, description }`) as a durable run and answers with its result.
- * Arguments run_code would refuse are left to the executor (`undefined`: take the usual path, which
- * reports INVALID_ARGS the same way as for any client).
+ * Runs `args` (run_code's `{ code, description }`) as a durable run and answers with its result;
+ * `undefined` for arguments that are not two strings (the executor's usual path reports them).
  */
 export async function runDurably(
   durable: Pick<DurableRuntime, 'start'>,
@@ -88,8 +57,9 @@ export async function runDurably(
   ctx: DurableCallContext,
 ): Promise<CallToolResult | undefined> {
   const { code, description } = args;
-  if (!fitsRunCode(args, ctx.inputSchema) || typeof code !== 'string') return undefined;
-  if (description !== undefined && typeof description !== 'string') return undefined;
+  // Not strings: the executor's path reports INVALID_ARGS; anything else run_code's schema refuses
+  // is refused by `start` (runtime.checkRunCodeArgs) before a run is stored.
+  if (typeof code !== 'string' || typeof description !== 'string') return undefined;
   let handle: RunHandle;
   try {
     handle = await durable.start({ code, description, scope: ctx.scope });

@@ -187,13 +187,12 @@ export function buildMcpServer(options: McpServerOptions): TrackedMcpServer {
           : undefined;
       // On a durable runtime, the run_code program of a client that cannot be asked runs as a
       // durable run: its asks are parked, decided over HTTP by a human (durable-call.ts).
-      const runCode = name === RUN_CODE ? list.tools.find((t) => t.name === RUN_CODE) : undefined;
-      const durable = approver === undefined && runCode ? durableOf(runtime) : undefined;
+      const listsRunCode = name === RUN_CODE && list.tools.some((t) => t.name === RUN_CODE);
+      const durable = approver === undefined && listsRunCode ? durableOf(runtime) : undefined;
       try {
-        if (durable && runCode) {
+        if (durable) {
           const answer = await runDurably(durable, args, {
             scope,
-            inputSchema: runCode.inputSchema,
             signal: extra.signal,
             hasOutputSchema: list.withOutput.has(name),
             progress: token === undefined ? undefined : notify,

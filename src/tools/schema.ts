@@ -20,6 +20,11 @@ export function formatIssues(issues: readonly ValidationIssue[]): string {
   return issues.map((i) => `${i.path}: ${i.message}`).join('; ');
 }
 
+/** The message of a call whose arguments fail the tool's input schema (the executor's INVALID_ARGS). */
+export function invalidArgsMessage(toolName: string, issues: readonly ValidationIssue[]): string {
+  return `invalid arguments for ${toolName}: ${formatIssues(issues)}`;
+}
+
 /** The outcome of validating a value. */
 export type Validation = { ok: true; value: unknown } | { ok: false; issues: ValidationIssue[] };
 

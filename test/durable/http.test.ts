@@ -162,6 +162,20 @@ describe('durable runs over HTTP', () => {
     });
   });
 
+  it('arguments run_code refuses are INVALID_ARGS before a run is stored (library and HTTP)', async () => {
+    const before = (await runtime.store.listRuns({})).length;
+    await expect(
+      runtime.start({ code: 'return 1;', description: '  ', scope: 'alpha' }),
+    ).rejects.toMatchObject({
+      code: 'INVALID_ARGS',
+      message: expect.stringContaining('description must not be blank') as unknown,
+    });
+    const res = await post(KEY_A, '/v1/runs', { code: 'return 1;', description: ' ' });
+    expect(res.status).toBe(400);
+    expect(await json(res)).toMatchObject({ error: { code: 'INVALID_ARGS' } });
+    expect((await runtime.store.listRuns({})).length).toBe(before);
+  });
+
   it('streams events with ids, resumable with Last-Event-ID', async () => {
     const id = await start(
       `console.log('hello'); await tools.kv.put({ key: 'ev', value: 'v' }); return 1;`,

@@ -140,6 +140,7 @@ describe('elicitation over a durable runtime', () => {
     for (const args of [
       { code: program('z') },
       { code: 'x'.repeat(100_001), description: 'too long' },
+      { code: program('z'), description: '   ' },
     ]) {
       const r = (await client.callTool({ name: 'run_code', arguments: args })) as CallToolResult;
       expect(r.isError).toBe(true);
