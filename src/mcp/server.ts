@@ -39,8 +39,10 @@ export interface McpServerOptions {
   /**
    * Approvals by elicitation: when the connected client declared the `elicitation` capability,
    * the `ask`s of its tool calls (and of every nested call of its run_code programs) are put to
-   * it with `elicitation/create` instead of the runtime's approver. `false` keeps the runtime's
-   * approver for every client. See docs/decisions/024-mcp-elicitation.md.
+   * it with `elicitation/create` instead of the runtime's approver. Clients that are not asked
+   * (all of them with `false`) keep the runtime's approver; on a durable runtime their run_code
+   * programs run as durable runs, whose asks wait over HTTP (durable-call.ts). See
+   * docs/decisions/024-mcp-elicitation.md.
    * @default true
    */
   elicitation?: boolean | undefined;

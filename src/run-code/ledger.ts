@@ -142,14 +142,15 @@ export class LedgerBook {
   wrap(runner: CodeRunner, source: LedgerSource): CodeRunner {
     const measure = source.measure ?? true;
     const run: CodeRunner['run'] = async (program, ctx) => {
-      const ledger = new RunLedger();
+      // Without measuring, nested results only pass by when someone observes them.
+      const ledger = measure ? new RunLedger() : undefined;
       const dispatch: RunnerContext['dispatch'] = async (...args) => {
         const r = await ctx.dispatch(...args);
-        if (measure) ledger.nested(r);
+        ledger?.nested(r);
         if (r.ok && source.onNestedResult) source.onNestedResult(ctx.scope, args[0], r);
         return r;
       };
-      if (!measure) return runner.run(program, source.onNestedResult ? { ...ctx, dispatch } : ctx);
+      if (!ledger) return runner.run(program, source.onNestedResult ? { ...ctx, dispatch } : ctx);
       let value: RunCodeValue | undefined;
       this.#start(ctx.callId);
       try {

@@ -169,7 +169,8 @@ export type ApiKeyConfig = LiteralApiKeyConfig | EnvApiKeyConfig;
 export interface McpFaceConfig {
   /**
    * Approvals by elicitation: a client that declared the `elicitation` capability is asked for
-   * its calls' approvals directly. `false` keeps the runtime's approver for every client.
+   * its calls' approvals directly. `false` keeps the runtime's approver for every client (with a
+   * `store`, their run_code programs run as durable runs whose asks wait over HTTP).
    * @default true
    */
   elicitation: boolean;
