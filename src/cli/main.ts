@@ -17,6 +17,15 @@ import { describeFailure, EXIT_FAILURE, EXIT_USAGE } from './errors.js';
 import { processIo, type Io } from './output.js';
 import { packageInfo } from './pkg.js';
 
+/**
+ * `run` and `check` start their sandbox worker process first, so its start-up overlaps the loading of
+ * the library and the config (decision 022 §3c); the runtime adopts it. Unused (a config that runs
+ * in-process), it exits with this process.
+ */
+async function prestartSandbox(): Promise<void> {
+  (await import('../sandbox/worker/spawn.js')).prestartWorker();
+}
+
 const examples = (lines: string[]): string =>
   `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`;
 
@@ -71,9 +80,10 @@ function buildProgram(io: Io, signal: AbortSignal, exit: (code: number) => void)
       ]) +
         '\nExit code: 0 on success; 1 when the run fails (stderr: "error: <kind>: ...", kind is typecheck, syntax,\nexception, timeout, memory, output-limit, ...); 2 on a usage or config error.\n',
     )
-    .action(async (file: string, flags: RunFlags) =>
-      exit(await (await import('./commands/run.js')).runCommand(file, flags, io, signal)),
-    );
+    .action(async (file: string, flags: RunFlags) => {
+      await prestartSandbox();
+      exit(await (await import('./commands/run.js')).runCommand(file, flags, io, signal));
+    });
 
   program
     .command('check')
@@ -88,9 +98,10 @@ function buildProgram(io: Io, signal: AbortSignal, exit: (code: number) => void)
       examples(['isocode check examples/hello.ts', 'isocode check job.ts --tools catalog.json']) +
         '\nExit code: 0 when the program is well typed, 1 when there are diagnostics, 2 on a usage or config error.\n',
     )
-    .action(async (file: string, flags: CheckFlags) =>
-      exit(await (await import('./commands/check.js')).checkCommand(file, flags, io, signal)),
-    );
+    .action(async (file: string, flags: CheckFlags) => {
+      await prestartSandbox();
+      exit(await (await import('./commands/check.js')).checkCommand(file, flags, io, signal));
+    });
 
   program
     .command('sdk')

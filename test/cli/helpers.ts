@@ -23,12 +23,13 @@ export interface CliRun {
 /** Runs `isocode <args>` to completion (killed after `timeoutMs`). */
 export function runCli(
   args: readonly string[],
-  options: { input?: string; cwd?: string; timeoutMs?: number } = {},
+  options: { input?: string; cwd?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
 ): Promise<CliRun> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [...CLI_ARGS, ...args], {
       cwd: options.cwd ?? ROOT,
       stdio: ['pipe', 'pipe', 'pipe'],
+      ...(options.env ? { env: options.env } : {}),
     });
     let stdout = '';
     let stderr = '';

@@ -20,8 +20,6 @@ import {
 } from './protocol.js';
 import type { SandboxBinding } from '../types.js';
 
-const settings = JSON.parse(process.argv[2] ?? '{}') as WorkerSettings;
-
 function send(message: WorkerMessage): void {
   try {
     process.send?.(message);
@@ -46,6 +44,26 @@ function fatal(reason: 'memory' | 'catastrophic', message: string): void {
     die();
   }
 }
+
+// The supervisor is gone: nothing here may outlive it (also while waiting for the settings).
+process.on('disconnect', die);
+
+/**
+ * The settings come in the first message (`init`): the process may start before they are known. Node
+ * emits IPC messages on the next tick, so more can arrive between `init` and the line that installs
+ * the main handler; they wait here. (The host sends nothing else before `ready`.)
+ */
+const early: HostMessage[] = [];
+let wake: (() => void) | undefined;
+const takeEarly = (raw: unknown): void => {
+  early.push(raw as HostMessage);
+  wake?.();
+};
+process.on('message', takeEarly);
+await new Promise<void>((resolve) => (wake = resolve));
+const first = early.shift();
+if (first === undefined || first.t !== 'init') die();
+const settings: WorkerSettings = first.settings;
 
 setCatastrophicErrorHandler((message) => fatal('catastrophic', message));
 
@@ -169,9 +187,11 @@ async function run(message: HostMessage & { t: 'run' }): Promise<void> {
   }
 }
 
-process.on('message', (raw: unknown) => {
+function onMessage(raw: unknown): void {
   const message = raw as HostMessage;
   switch (message.t) {
+    case 'init':
+      return; // only the first counts
     case 'transpile':
       transpile(message.id, message.code);
       return;
@@ -195,10 +215,11 @@ process.on('message', (raw: unknown) => {
       return;
     }
   }
-});
+}
 
-// The supervisor is gone: nothing here may outlive it.
-process.on('disconnect', die);
+process.off('message', takeEarly);
+process.on('message', onMessage);
+for (const message of early.splice(0)) onMessage(message);
 
 const selfCheck = setInterval(() => {
   const rss = process.memoryUsage.rss();

@@ -32,8 +32,13 @@ export interface WorkerSettings {
 /** How many `tools` trees a worker keeps by key (and the host remembers having sent). */
 export const BINDINGS_CACHE = 16;
 
-/** Host → worker. `id` names a run (or a transpile request) for the life of the worker. */
+/**
+ * Host → worker. `id` names a run (or a transpile request) for the life of the worker. `init` is the
+ * first message a worker reads, and only the first: the process can start before its settings are
+ * known (a CLI starts it while it loads its config, `prestartWorker` in spawn.ts).
+ */
 export type HostMessage =
+  | { t: 'init'; settings: WorkerSettings }
   | { t: 'transpile'; id: number; code: string }
   | {
       t: 'run';

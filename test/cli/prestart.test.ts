@@ -1,0 +1,83 @@
+/**
+ * `isocode run` starts its sandbox worker process before it loads the library and its config, and the
+ * runtime adopts it (decision 022 §3c). These tests watch the real processes: a worker the runtime adopts
+ * serves the run with the limits the flags set; a worker nothing adopts (a config that runs programs
+ * in-process) does not outlive the CLI.
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CLI_ARGS, ROOT, runCli } from './helpers.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'isocode-prestart-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/**
+ * Processes whose environment holds `marker`. Sandbox workers inherit only PATH and NODE_ENV, so the
+ * marker travels as a PATH entry that names no real directory.
+ */
+function processesWith(marker: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/environ`, 'latin1').includes(marker))
+        found.push(Number(entry));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return found;
+}
+
+async function waitFor(check: () => boolean, ms: number): Promise<boolean> {
+  for (const end = Date.now() + ms; Date.now() < end;) {
+    if (check()) return true;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return check();
+}
+
+describe.runIf(process.platform === 'linux')('the CLI starts its sandbox worker early', () => {
+  it('a worker nothing adopts (sandbox: "in-process") exits with the CLI', async () => {
+    const marker = `/isocode-prestart-${randomUUID()}`;
+    const config = join(dir, 'in-process.json');
+    writeFileSync(config, JSON.stringify({ sandbox: 'in-process' }));
+    const child = spawn(process.execPath, [...CLI_ARGS, 'run', '-', '--config', config], {
+      cwd: ROOT,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, PATH: `${process.env.PATH ?? ''}:${marker}` },
+    });
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
+    try {
+      // The program is not written yet: the CLI has started its worker and waits on stdin. The CLI
+      // itself carries the marker too; a second process is the worker.
+      expect(await waitFor(() => processesWith(marker).length >= 2, 30_000)).toBe(true);
+      child.stdin.end(`return (await tools.text.word_count({ text: 'a b c' })).words;`);
+      expect(await closed).toBe(0);
+      expect(stdout).toContain('3');
+      expect(await waitFor(() => processesWith(marker).length === 0, 10_000)).toBe(true);
+    } finally {
+      child.kill('SIGKILL');
+      for (const pid of processesWith(marker)) process.kill(pid, 'SIGKILL');
+    }
+  });
+
+  it('the adopted worker runs with the limits of the flags, and none is left after the run', async () => {
+    const marker = `/isocode-prestart-${randomUUID()}`;
+    const env = { ...process.env, PATH: `${process.env.PATH ?? ''}:${marker}` };
+    const bomb = `const a: string[] = []; for (;;) a.push('x'.repeat(1024) + a.length); return 0;`;
+    const r = await runCli(['run', '-', '--memory-mb', '16'], { input: bomb, env });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error: memory/m);
+    const ok = await runCli(['run', '-'], { input: 'return 1 + 1;', env });
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain('2');
+    expect(await waitFor(() => processesWith(marker).length === 0, 10_000)).toBe(true);
+  });
+});
