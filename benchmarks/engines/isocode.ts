@@ -1,7 +1,7 @@
 /**
- * The isocode engine: `run_code` through the public API of `src/index.ts`. Loaded
- * dynamically so the benchmarks build and run (with baselines only) while the runtime is
- * still being written; every shape it relies on is checked at load time.
+ * The isocode engine: `run_code` through the public API of the built package (`dist/index.js`).
+ * Loaded dynamically, so the benchmarks run (with baselines only) when it is unavailable; every shape
+ * it relies on is checked at load time.
  *
  * Expected API (see the benchmark issue):
  *   createRuntime({ tools, scopes, codeMode: { typecheck } }) → { execute(call, { scope }), stats?(), close() }
@@ -10,6 +10,9 @@
  *     | { ok: false, error: { code, message } }
  * Stage timings are read from `meta.timings` or `value.timings`, whichever is present.
  */
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { BenchCatalog, Engine, RunOutcome, StageTimings } from './types.js';
 
 /** The part of isocode's runtime the benchmarks use. */
@@ -31,18 +34,40 @@ export const DIRECT_SCOPE = 'direct';
 
 let loaded: Promise<IsocodeModule | string> | undefined;
 
-/** Loads `src/index.ts`; resolves to the module, or to the reason it is unavailable. */
+/** The newest modification time of the files below `dir` (0 when it does not exist). */
+function newest(dir: string): number {
+  let latest = 0;
+  if (!existsSync(dir)) return latest;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile()) continue;
+    latest = Math.max(latest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+  }
+  return latest;
+}
+
+/**
+ * Loads the built package (`dist/index.js`), what a user installs: its sandbox workers run
+ * `dist/sandbox-worker.js` as they do in production, not TypeScript sources compiled on the fly by tsx
+ * (decision 006). Resolves to the module, or to the reason it is unavailable: no build, or a build older
+ * than `src/` or `sdk-templates/` (`npm run bench` builds first).
+ */
 export function loadIsocode(): Promise<IsocodeModule | string> {
   loaded ??= (async () => {
-    const url = new URL('../../src/index.js', import.meta.url).href;
+    const root = fileURLToPath(new URL('../../', import.meta.url));
+    const entry = join(root, 'dist/index.js');
+    if (!existsSync(entry))
+      return 'isocode engine unavailable: dist/index.js is missing (build with `npm run build`)';
+    const built = statSync(entry).mtimeMs;
+    if (Math.max(newest(join(root, 'src')), newest(join(root, 'sdk-templates'))) > built)
+      return 'isocode engine unavailable: dist/ is older than src/ (build with `npm run build`; `npm run bench` does)';
     let mod: Record<string, unknown>;
     try {
-      mod = (await import(url)) as Record<string, unknown>;
+      mod = (await import(pathToFileURL(entry).href)) as Record<string, unknown>;
     } catch (error) {
-      return `isocode engine unavailable: importing src/index.ts failed (${error instanceof Error ? error.message : String(error)})`;
+      return `isocode engine unavailable: importing dist/index.js failed (${error instanceof Error ? error.message : String(error)})`;
     }
     if (typeof mod.createRuntime !== 'function' || typeof mod.defineTool !== 'function') {
-      return 'isocode engine unavailable: src/index.ts does not export createRuntime and defineTool yet';
+      return 'isocode engine unavailable: dist/index.js does not export createRuntime and defineTool';
     }
     return mod as unknown as IsocodeModule;
   })();
