@@ -288,12 +288,6 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         onProgress: (callId, event) => progress.emit(callId, event), // a listener never breaks a run
       }),
     );
-    const codeScopes = registry.scopeIds().filter((id) => registry.mode(id) !== 'native');
-    // Start the checker and the isolate pool now, and compile the SDKs of code-mode scopes (distinct texts only).
-    if (codeMode.warmup ?? codeScopes.length > 0) {
-      const distinct = new Map(codeScopes.map((id) => sdks.sdk(id)).map((sdk) => [sdk.hash, sdk]));
-      await runner.warmup?.([...distinct.values()]);
-    }
   }
 
   const sections = (scope: string): PromptSection[] => {
@@ -320,6 +314,18 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     },
     codeMode ? codeMode.discovery : undefined,
   );
+  if (runner && codeMode) {
+    const codeScopes = registry.scopeIds().filter((id) => registry.mode(id) !== 'native');
+    // Start the checker and the sandbox now, and compile the SDKs of code-mode scopes (distinct texts only).
+    if (codeMode.warmup ?? codeScopes.length > 0) {
+      const distinct = new Map(codeScopes.map((id) => sdks.sdk(id)).map((sdk) => [sdk.hash, sdk]));
+      const started = runner.warmup?.([...distinct.values()]);
+      // While those processes start, this thread waits: count the catalog figures the savings ledger
+      // reports (its first count loads the tokenizer, ~0.15 s of CPU), which the first run would pay.
+      if (codeMode.savings ?? true) for (const id of codeScopes) discovery.catalogTokens(id);
+      await started;
+    }
+  }
   const discoveryStatus = (
     scope: string,
     override?: DiscoveryOptions,
