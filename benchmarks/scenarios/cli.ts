@@ -89,7 +89,7 @@ export const cliScenario: Scenario = {
     });
     for (const c of COMMANDS) out.metrics[`cli.${c.id}Ms`] = median(c.id);
     out.notes.push(
-      'Each sample is a new process of the installed bin on the built package (`node bin/isocode.js …`, the built-in demo tools). `run` starts one sandbox worker process and, with typecheck on, the native checker process; both start while the CLI opens the runtime. The floor is `node -e 0` in the same rounds, so the ratio holds when the machine is loaded.',
+      'Each sample is a new process of the installed bin on the built package (`node bin/isocode.js …`, the built-in demo tools). `run` forks its sandbox worker before it loads the library (the runtime adopts it) and, with typecheck on, starts the native checker process while it opens the runtime. The floor is `node -e 0` in the same rounds, so the ratio holds when the machine is loaded.',
     );
     return out;
   },
