@@ -159,8 +159,9 @@ export interface Runtime {
   onToolsChanged(listener: () => void): () => void;
   /**
    * Checks run_code arguments (`{ code, description }`) against run_code's own input schema, as the
-   * executor would, without running anything: the INVALID_ARGS error the call would fail with, or
-   * undefined (also when the scope shows no run_code). Durable runs check before they are stored.
+   * executor would, without running anything: the error the call would fail with (INVALID_ARGS, or
+   * UNKNOWN_TOOL when the scope shows no run_code), or undefined. Durable runs check before they are
+   * stored.
    */
   checkRunCodeArgs(args: unknown, scope?: string): IsocodeError | undefined;
   /** Declares or replaces a scope. */
@@ -425,7 +426,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     schemas: (scope = DEFAULT_SCOPE) => registry.schemas(scope),
     checkRunCodeArgs: (args, scope = DEFAULT_SCOPE) => {
       const target = registry.resolveExecution(RUN_CODE, scope, false);
-      if (target.kind !== 'transport') return undefined;
+      // Where run_code does not resolve, the executor's own refusal (before anything is stored).
+      if (target.kind !== 'transport')
+        return new IsocodeError('UNKNOWN_TOOL', `unknown tool "${RUN_CODE}" in scope "${scope}"`);
       const valid = target.tool.validateInput(args);
       return valid.ok
         ? undefined

@@ -8,6 +8,7 @@ import { storeKinds } from './stores.js';
 
 const KEY_A = 'key-alpha-0123456789abcdef';
 const KEY_B = 'key-beta-0123456789abcdef';
+const KEY_C = 'key-gamma-0123456789abcdef';
 const pglite = storeKinds()[0]!;
 
 let runtime: DurableRuntime;
@@ -92,7 +93,7 @@ function parseSse(text: string): { id: number; event: string; data: unknown }[] 
 beforeAll(async () => {
   runtime = await createDurableRuntime({
     store: await pglite.open({ pollMs: 100 }),
-    scopes: { alpha: { mode: 'code' }, beta: { mode: 'code' } },
+    scopes: { alpha: { mode: 'code' }, beta: { mode: 'code' }, gamma: { mode: 'native' } },
     codeMode: { limits: { wallMs: 2_000 } },
     tools: [
       defineTool({
@@ -128,6 +129,7 @@ beforeAll(async () => {
     apiKeys: [
       { key: KEY_A, scope: 'alpha' },
       { key: KEY_B, scope: 'beta' },
+      { key: KEY_C, scope: 'gamma' },
     ],
     runs: runtime.runs,
   }).app;
@@ -173,6 +175,18 @@ describe('durable runs over HTTP', () => {
     const res = await post(KEY_A, '/v1/runs', { code: 'return 1;', description: ' ' });
     expect(res.status).toBe(400);
     expect(await json(res)).toMatchObject({ error: { code: 'INVALID_ARGS' } });
+    expect((await runtime.store.listRuns({})).length).toBe(before);
+  });
+
+  it('a scope that shows no run_code refuses a run with UNKNOWN_TOOL before it is stored', async () => {
+    const before = (await runtime.store.listRuns({})).length;
+    await expect(runtime.start({ code: 'return 1;', scope: 'gamma' })).rejects.toMatchObject({
+      code: 'UNKNOWN_TOOL',
+      message: 'unknown tool "run_code" in scope "gamma"',
+    });
+    const res = await post(KEY_C, '/v1/runs', { code: 'return 1;', description: 'x' });
+    expect(res.status).toBe(404);
+    expect(await json(res)).toMatchObject({ error: { code: 'UNKNOWN_TOOL' } });
     expect((await runtime.store.listRuns({})).length).toBe(before);
   });
 
