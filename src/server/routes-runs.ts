@@ -30,9 +30,10 @@ export interface RunRoutesDeps {
   ssePingMs?: number | undefined;
 }
 
+/** The body's shape only: run_code's own schema bounds the values (RunManager.start, INVALID_ARGS). */
 const startBody = z.strictObject({
-  code: z.string().min(1, 'code must not be empty').max(100_000),
-  description: z.string().min(1).max(200).optional(),
+  code: z.string(),
+  description: z.string().optional(),
 });
 const decision = z.enum(['allowed-once', 'rejected']);
 const decideBody = z.strictObject({ decision });

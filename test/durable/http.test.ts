@@ -94,7 +94,7 @@ beforeAll(async () => {
   runtime = await createDurableRuntime({
     store: await pglite.open({ pollMs: 100 }),
     scopes: { alpha: { mode: 'code' }, beta: { mode: 'code' }, gamma: { mode: 'native' } },
-    codeMode: { limits: { wallMs: 2_000 } },
+    codeMode: { limits: { wallMs: 2_000 }, maxCodeChars: 300 },
     tools: [
       defineTool({
         name: 'kv.put',
@@ -175,6 +175,19 @@ describe('durable runs over HTTP', () => {
     const res = await post(KEY_A, '/v1/runs', { code: 'return 1;', description: ' ' });
     expect(res.status).toBe(400);
     expect(await json(res)).toMatchObject({ error: { code: 'INVALID_ARGS' } });
+    // run_code's own bound (codeMode.maxCodeChars: 300 here) decides, not a copy in the route.
+    const long = await post(KEY_A, '/v1/runs', { code: `return 1;${' '.repeat(300)}` });
+    expect(long.status).toBe(400);
+    expect(await json(long)).toMatchObject({
+      error: { code: 'INVALID_ARGS', message: expect.stringContaining('at most 300') as unknown },
+    });
+    const empty = await post(KEY_A, '/v1/runs', { code: '' });
+    expect(await json(empty)).toMatchObject({
+      error: {
+        code: 'INVALID_ARGS',
+        message: expect.stringContaining('must not be empty') as unknown,
+      },
+    });
     expect((await runtime.store.listRuns({})).length).toBe(before);
   });
 
