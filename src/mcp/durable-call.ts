@@ -4,9 +4,10 @@
  * a human decides over HTTP (`GET /v1/approvals`, the console) from any replica sharing the store,
  * and the human's wait is not counted against the run's limits. The call answers when the run
  * settles; cancelling the call cancels the run. The answer's `_meta["isocode/run"]` names the run.
+ * A client that gave a progress token is told each ask (and where to decide it) as it happens.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { DurableRuntime, RunHandle, RunView } from '../durable/index.js';
+import type { DurableRuntime, RunEvent, RunHandle, RunManager, RunView } from '../durable/index.js';
 import { isIsocodeError, type Runtime, type ToolResult } from '../index.js';
 import { ERROR_META_KEY, toCallToolResult } from './result.js';
 
@@ -16,10 +17,31 @@ export const RUN_META_KEY = 'isocode/run';
 /** How often a waiting call tells a client that asked for progress how its run stands, in ms. */
 const HEARTBEAT_MS = 10_000;
 
+/** What {@link runDurably} needs of a durable runtime: starting runs and this replica's run events. */
+export interface DurableSide {
+  start: DurableRuntime['start'];
+  onEvent: RunManager['onEvent'];
+}
+
 /** The durable side of a runtime, when it has one (`createDurableRuntime`). */
-export function durableOf(runtime: Runtime): Pick<DurableRuntime, 'start'> | undefined {
-  const start = (runtime as Partial<DurableRuntime>).start;
-  return typeof start === 'function' ? { start: start.bind(runtime) } : undefined;
+export function durableOf(runtime: Runtime): DurableSide | undefined {
+  const { start, runs } = runtime as Partial<DurableRuntime>;
+  return typeof start === 'function' && runs !== undefined
+    ? { start: start.bind(runtime), onEvent: (listener) => runs.onEvent(listener) }
+    : undefined;
+}
+
+/**
+ * The progress message of one of the run's events, or undefined: an approval asked (naming where a
+ * human decides it) or decided. Other events (logs, calls) are the program's own business.
+ */
+function eventMessage(runId: string, event: RunEvent): string | undefined {
+  if (event.type !== 'approval') return undefined;
+  const a = event.data as { id?: unknown; tool?: unknown; status?: unknown; reason?: unknown };
+  if (typeof a.id !== 'string' || typeof a.tool !== 'string') return undefined;
+  return a.status === 'pending'
+    ? `run ${runId}: ${a.tool} waits for approval ${a.id}${typeof a.reason === 'string' ? ` (${a.reason})` : ''}; decide it with POST /v1/approvals/${a.id}`
+    : `run ${runId}: approval ${a.id} for ${a.tool} ${String(a.status)}`;
 }
 
 const failure = (code: string, message: string, runId?: string): CallToolResult => ({
@@ -52,7 +74,7 @@ export interface DurableCallContext {
  * `undefined` for arguments that are not two strings (the executor's usual path reports them).
  */
 export async function runDurably(
-  durable: Pick<DurableRuntime, 'start'>,
+  durable: DurableSide,
   args: Record<string, unknown>,
   ctx: DurableCallContext,
 ): Promise<CallToolResult | undefined> {
@@ -74,6 +96,14 @@ export async function runDurably(
   };
   ctx.signal.addEventListener('abort', cancel, { once: true });
   if (ctx.signal.aborted) cancel();
+  // An approval asked or decided is told at once; the heartbeat says how the run stands meanwhile.
+  const unsubscribe = ctx.progress
+    ? durable.onEvent((event) => {
+        if (event.runId !== handle.id) return;
+        const message = eventMessage(handle.id, event);
+        if (message !== undefined) ctx.progress?.(message);
+      })
+    : undefined;
   const heartbeat = ctx.progress
     ? setInterval(() => {
         handle
@@ -109,6 +139,7 @@ export async function runDurably(
     return { ...out, _meta: { ...out._meta, ...meta } };
   } finally {
     ctx.signal.removeEventListener('abort', cancel);
+    unsubscribe?.();
     if (heartbeat) clearInterval(heartbeat);
   }
 }

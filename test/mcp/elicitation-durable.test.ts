@@ -178,6 +178,31 @@ describe('elicitation over a durable runtime', () => {
     await client.close();
   });
 
+  it('a client that asked for progress is told each ask as it happens, and where to decide it', async () => {
+    const { client } = await connect(false);
+    const messages: string[] = [];
+    const call = client.callTool(
+      { name: 'run_code', arguments: { code: program('p'), description: 'p' } },
+      undefined,
+      { onprogress: (p) => void messages.push(p.message ?? '') },
+    ) as Promise<CallToolResult>;
+    await expect
+      .poll(() => messages.some((m) => m.includes('waits for approval')), POLL)
+      .toBe(true);
+    const [p] = await runtime.store.listApprovals({ status: ['pending'] });
+    expect(messages.find((m) => m.includes('waits for approval'))).toBe(
+      `run ${p!.runId}: kv.delete waits for approval ${p!.id} (${p!.reason}); decide it with POST /v1/approvals/${p!.id}`,
+    );
+    await runtime.store.decideApproval(p!.id, 'allowed-once', 'test');
+    const r = await call;
+    expect(r.content.map((c) => (c.type === 'text' ? c.text : '')).join('')).toContain(
+      '"deleted": "p"',
+    );
+    expect(messages).toContain(`run ${p!.runId}: approval ${p!.id} for kv.delete allowed-once`);
+    expect(ran).toEqual(['a', 'b', 'p']);
+    await client.close();
+  });
+
   it('a durable run started in the background still parks its ask', async () => {
     const handle = await runtime.start({ code: program('c'), description: 'background' });
     await expect
@@ -185,6 +210,6 @@ describe('elicitation over a durable runtime', () => {
       .toBe(1);
     await handle.cancel();
     await handle.wait();
-    expect(ran).toEqual(['a', 'b']);
+    expect(ran).toEqual(['a', 'b', 'p']);
   });
 });
