@@ -23,7 +23,7 @@ export type {
   CodeModeOptions,
   RuntimeStats,
   PromptSection,
-} from './runtime.js';
+} from './runtime-types.js';
 export type { TypecheckMode, RunTimings, IsolateRunnerOptions } from './run-code/isolate-runner.js';
 export type { RenderedSdk, SdkBinding, SdkWarning } from './sdk/index.js';
 export type { SandboxLimits } from './sandbox/index.js';

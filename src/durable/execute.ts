@@ -3,7 +3,7 @@
  * executes as, runs the program and says how the run ended ({@link ReplayVerdict}). The first
  * life and every replay after a crash go through here; the journal decides which calls run.
  */
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../runtime-types.js';
 import { attachDurableSeam } from '../run-code/durable-seam.js';
 import { RUN_CODE } from '../tools/names.js';
 import type { JsonValue } from '../json.js';

@@ -3,7 +3,8 @@
  * and returns a runtime with `start(...)` (background runs with handles) and `runs` (the manager the
  * HTTP routes serve).
  */
-import { createRuntime, type Runtime, type RuntimeOptions } from '../runtime.js';
+import { createRuntime } from '../runtime.js';
+import type { Runtime, RuntimeOptions } from '../runtime-types.js';
 import { createParkedApprover, type ParkedRunLink } from './approvals.js';
 import { openRunStore, type StoreOptions } from './open-store.js';
 import { Replica, type ReplicaOptions } from './recovery.js';

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { IsocodeError } from '../errors.js';
 import type { JsonValue } from '../json.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../runtime-types.js';
 import { executeDurably, installDurableCalls } from './execute.js';
 import { journalStoreOf } from './journal-store.js';
 import { defaultReplicaId, type Lease } from './recovery.js';
