@@ -162,15 +162,20 @@ function map(value: string, node: Extract<TypeNode, { kind: 'object' }>): string
     : `Record<string, ${value}>`;
 }
 
-/** An object literal is printed on one line when it has no JSDoc and fits in this many characters. */
-const ONE_LINE = 100;
+/** One level of indentation (one space: a second space costs a token on most lines). */
+export const INDENT = ' ';
+/**
+ * An object literal is printed on one line when each member's JSDoc is one line and it fits in this
+ * many characters (members then keep their doc inline: `{ /** The id. *\/ id: string; n?: number }`).
+ */
+export const ONE_LINE = 200;
 /** A one-line member JSDoc up to this long shares the member's line (a longer one has its own). */
 const SHARED_DOC = 80;
 
 /**
- * Prints a type. An object literal without members is `Record<string, T>`; one whose members carry no
- * JSDoc and that fits in {@link ONE_LINE} characters is one line (`{ a: string; b?: number }`); any
- * other is multi-line, indented relative to `indent`.
+ * Prints a type. An object literal without members is `Record<string, T>`; one whose members' JSDoc is
+ * one line each and that fits in {@link ONE_LINE} characters is one line (`{ a: string; b?: number }`);
+ * any other is multi-line, indented relative to `indent`.
  */
 export function printType(node: TypeNode, indent: string, resolve: RefResolver): string {
   switch (node.kind) {
@@ -196,14 +201,15 @@ export function printType(node: TypeNode, indent: string, resolve: RefResolver):
         return map(printType(node.index ?? NEVER, indent, resolve), node);
       return (
         flat(node, resolve, ONE_LINE) ??
-        `{\n${printMembers(node, `${indent}  `, resolve)}${indent}}`
+        `{\n${printMembers(node, indent + INDENT, resolve)}${indent}}`
       );
   }
 }
 
 /**
- * The one-line text of `node` when it fits in `budget` characters and no object in it has JSDoc; else
- * undefined. Gives up as soon as the budget is spent, so trying it at every level stays linear.
+ * The one-line text of `node` when it fits in `budget` characters and no member of an object in it has
+ * a multi-line JSDoc (a one-line JSDoc stays inline, before its member); else undefined. Gives up as
+ * soon as the budget is spent, so trying it at every level stays linear.
  */
 export function flat(node: TypeNode, resolve: RefResolver, budget: number): string | undefined {
   if (budget <= 0) return undefined;
@@ -258,7 +264,7 @@ export function flat(node: TypeNode, resolve: RefResolver, budget: number): stri
       break;
     }
     case 'object': {
-      if (node.members.some((m) => m.doc.length > 0)) return undefined;
+      if (node.members.some((m) => m.doc.length > 1)) return undefined;
       if (node.members.length === 0) {
         const v = flat(node.index ?? NEVER, resolve, budget - 16);
         text = v === undefined ? undefined : map(v, node);
@@ -267,7 +273,8 @@ export function flat(node: TypeNode, resolve: RefResolver, budget: number): stri
       const parts: string[] = [];
       let used = 4;
       for (const m of node.members) {
-        const key = `${propertyKey(m.name)}${m.optional ? '?' : ''}: `;
+        const doc = jsDoc(m.doc, '').replace(/\n$/, '');
+        const key = `${doc === '' ? '' : `${doc} `}${propertyKey(m.name)}${m.optional ? '?' : ''}: `;
         const t = flat(m.type, resolve, budget - used - key.length);
         if (t === undefined) return undefined;
         used += key.length + t.length + 2;

@@ -1,5 +1,14 @@
 /** Prints a converter's named types as declarations, breaking alias cycles TypeScript cannot express. */
-import { type RefResolver, UNKNOWN, mapRefs, printMembers, printType } from './ast.js';
+import {
+  INDENT,
+  ONE_LINE,
+  type RefResolver,
+  UNKNOWN,
+  flat,
+  mapRefs,
+  printMembers,
+  printType,
+} from './ast.js';
 import type { NamedType } from './convert.js';
 import { jsDoc, schemaDocLines } from './jsdoc.js';
 import type { SdkWarning } from './types.js';
@@ -63,9 +72,11 @@ export function printDeclarations(
           );
     const doc = jsDoc(schemaDocLines(n.schema), '');
     if (node === undefined) out.push(`${doc}type ${n.name} = unknown;`);
-    else if (node.kind === 'object')
-      out.push(`${doc}interface ${n.name} {\n${printMembers(node, '  ', resolve)}}`);
-    else out.push(`${doc}type ${n.name} = ${printType(node, '', resolve)};`);
+    else if (node.kind === 'object') {
+      // One line when it fits (as inline objects); a member-less interface keeps its braces.
+      const one = node.members.length > 0 ? flat(node, resolve, ONE_LINE) : undefined;
+      out.push(`${doc}interface ${n.name} ${one ?? `{\n${printMembers(node, INDENT, resolve)}}`}`);
+    } else out.push(`${doc}type ${n.name} = ${printType(node, '', resolve)};`);
   }
   return out;
 }

@@ -90,6 +90,11 @@ export function pascalCase(name: string): string {
 export class NameAllocator {
   private readonly used = new Set<string>(RESERVED_TYPE_NAMES);
 
+  /** True when `name` is not claimed (nor reserved). */
+  isFree(name: string): boolean {
+    return !this.used.has(name);
+  }
+
   /** Claims `base` + each suffix in `suffixes` together, adding a number to `base` until all are free. */
   claim(base: string, suffixes: readonly string[] = ['']): string {
     const stem = /^[A-Za-z_$]/.test(base) ? base : `T${base}`;

@@ -1,12 +1,13 @@
 /** Tool catalog → the SDK declaration text a program is written and type-checked against. */
 import { createHash } from 'node:crypto';
 import type { ToolSchema } from '../tools/types.js';
-import { type RefResolver, printType } from './ast.js';
+import { INDENT, type RefResolver, printType } from './ast.js';
 import { type SdkBinding, compareNames, sdkBindings } from './bindings.js';
 import { type SchemaDoc, SchemaConverter } from './convert.js';
 import { printDeclarations } from './declarations.js';
 import { jsDoc, schemaDocLines, textLines } from './jsdoc.js';
 import { NameAllocator, pascalCase, propertyKey } from './names.js';
+import { type InlineType, sharedTypes } from './shared-types.js';
 import { fillTemplate, readTemplate } from './templates.js';
 import type { SdkWarning } from './types.js';
 
@@ -149,6 +150,8 @@ interface ToolTypes {
   input: string;
   /** The output type text; undefined when the tool declares no output schema. */
   output: string | undefined;
+  /** The input and output as inline object literals (text and member names), which tools may share. */
+  inline: { input: InlineType | undefined; output: InlineType | undefined };
   /** The parameter may be omitted: an object type whose members are all optional. */
   optionalInput: boolean;
   /** JSDoc of the input and output roots (`@param input …`, `@returns …`) when they are inline. */
@@ -200,15 +203,27 @@ function toolTypes(
     const resolve: RefResolver = (ref) => converter.named.get(ref.key)?.name ?? 'unknown';
     const inputSelf = converter.named.has('input#');
     const outputSelf = converter.named.has('output#');
+    const outputText =
+      outputNode === undefined
+        ? undefined
+        : outputSelf
+          ? outputName
+          : printType(outputNode, '', resolve);
+    const inputText = inputSelf ? inputName : printType(inputNode, '', resolve);
     return {
       declarations,
-      input: inputSelf ? inputName : printType(inputNode, '', resolve),
-      output:
-        outputNode === undefined
-          ? undefined
-          : outputSelf
-            ? outputName
-            : printType(outputNode, '', resolve),
+      input: inputText,
+      output: outputText,
+      inline: {
+        input:
+          !inputSelf && inputNode.kind === 'object'
+            ? { text: inputText, keys: inputNode.members.map((m) => m.name), tool: entry.name }
+            : undefined,
+        output:
+          outputText !== undefined && !outputSelf && outputNode?.kind === 'object'
+            ? { text: outputText, keys: outputNode.members.map((m) => m.name), tool: entry.name }
+            : undefined,
+      },
       optionalInput: inputNode.kind === 'object' && inputNode.members.every((m) => m.optional),
       rootDoc: [
         ...(inputSelf ? [] : rootTag('@param input', entry.inputSchema)),
@@ -226,6 +241,7 @@ function toolTypes(
       declarations: [],
       input: 'unknown',
       output: entry.hasOutput ? 'unknown' : undefined,
+      inline: { input: undefined, output: undefined },
       optionalInput: false,
       rootDoc: [],
     };
@@ -250,7 +266,7 @@ function toolBlock(key: string, entry: Entry, t: ToolTypes): string {
       param: `input${t.optionalInput ? '?' : ''}: ${t.input}`,
       returns: t.output ?? 'JsonValue',
     },
-    '  ',
+    INDENT,
   );
 }
 
@@ -298,10 +314,30 @@ export function renderSdk(
     list.map((e) => [e.name, names.claim(pascalCase(e.name) || 'Tool', ['Input', 'Output'])]),
   );
 
-  const typeBlocks: string[] = [];
+  const types = list.map((entry) =>
+    toolTypes(entry, stems.get(entry.name) as string, names, options, warnings),
+  );
+  const inputs = sharedTypes(
+    types.map((t) => t.inline.input),
+    'Input',
+    names,
+  );
+  const outputs = sharedTypes(
+    types.map((t) => t.inline.output),
+    'Output',
+    names,
+  );
+  const typeBlocks: string[] = [...inputs.declarations, ...outputs.declarations].map(
+    (d) => `${d}\n`,
+  );
   for (const [i, entry] of list.entries()) {
     const binding = bindings[i] as SdkBinding;
-    const t = toolTypes(entry, stems.get(entry.name) as string, names, options, warnings);
+    const own = types[i] as ToolTypes;
+    const t: ToolTypes = {
+      ...own,
+      input: inputs.names.get(own.input) ?? own.input,
+      output: own.output === undefined ? undefined : (outputs.names.get(own.output) ?? own.output),
+    };
     const parentKey = JSON.stringify(binding.path.slice(0, -1));
     const parent = binding.path.length === 1 ? root : (spaces.get(parentKey) as Namespace);
     parent.members.set(
@@ -314,24 +350,23 @@ export function renderSdk(
       const seg = binding.path[j - 1] as string;
       owner.members.set(
         seg,
-        `  ${propertyKey(seg)}: ${(spaces.get(JSON.stringify(binding.path.slice(0, j))) as Namespace).name};`,
+        `${INDENT}${propertyKey(seg)}: ${(spaces.get(JSON.stringify(binding.path.slice(0, j))) as Namespace).name};`,
       );
     }
     typeBlocks.push(...t.declarations.map((d) => `${d}\n`));
   }
 
-  const printSpace = (ns: Namespace, doc: string): string => {
+  const printSpace = (ns: Namespace): string => {
     const keys = [...ns.members.keys()].sort(compareNames);
-    return `${doc}interface ${ns.name} {\n${keys.map((k) => `${ns.members.get(k) as string}\n`).join('')}}\n`;
+    return `interface ${ns.name} {\n${keys.map((k) => `${ns.members.get(k) as string}\n`).join('')}}\n`;
   };
-  const toolsDoc = jsDoc(['The tools this program can call.'], '');
   const spaceTexts = [...spaces.values()]
     .filter((ns) => ns !== root)
     .sort((a, b) => compareNames(a.path.join('\u0000'), b.path.join('\u0000')))
-    .map((ns) => printSpace(ns, ''));
+    .map((ns) => printSpace(ns));
   const text = [
     readTemplate('prelude.d.ts').replace(/\n*$/, '\n'),
-    printSpace(root, toolsDoc),
+    printSpace(root),
     ...spaceTexts,
     'declare const tools: Tools;\n',
     ...typeBlocks,

@@ -38,7 +38,8 @@ describe('isocode sdk', () => {
     const r = await runCli(['sdk', '--tools', 'test/fixtures/catalogs/filesystem.json']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('interface Tools {');
-    expect(r.stdout).toContain('read_text_file(input: {');
+    expect(r.stdout).toContain('read_text_file(input: PathTailHeadInput): Promise<ContentOutput>;');
+    expect(r.stdout).toContain('type ContentOutput = { content: string };');
   });
 
   it('--stats prints SDK vs JSON wire tokens and characters; --format json the same as JSON', async () => {
@@ -50,7 +51,8 @@ describe('isocode sdk', () => {
     ]);
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(/^JSON wire +2354 +11044$/m);
-    expect(table.stdout).toMatch(/^catalog \/ wire +57\.1%/m);
+    expect(table.stdout).toMatch(/^SDK \/ wire +59\.2%/m);
+    expect(table.stdout).toMatch(/^catalog \/ wire +52\.5%/m);
     const stats = JSON.parse(json.stdout) as { tools: number; wire: { tokens: number } };
     expect(stats.tools).toBe(14);
     expect(stats.wire.tokens).toBe(2354);

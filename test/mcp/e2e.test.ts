@@ -84,7 +84,7 @@ describe('isocode mcp wrapping server-filesystem and server-memory', () => {
     const description = tools[0]?.description ?? '';
     expect(description).toContain('fs: ToolsFs;');
     expect(description).toContain('memory: ToolsMemory;');
-    expect(description).toContain('read_text_file(input: {');
+    expect(description).toContain('read_text_file(input: ');
     expect(description).toContain('create_entities(input: {');
   });
 

@@ -181,7 +181,7 @@ const TYPE_CASES: [string, unknown, string][] = [
       },
       additionalProperties: false,
     },
-    '{\n  "0"?: JsonValue;\n  "a-b"?: JsonValue;\n  "class"?: JsonValue;\n  "has space"?: JsonValue;\n  $ok?: JsonValue;\n  _ok?: JsonValue;\n  type?: JsonValue;\n  "default"?: JsonValue;\n  "ünï"?: JsonValue;\n}',
+    '{ "0"?: JsonValue; "a-b"?: JsonValue; "class"?: JsonValue; "has space"?: JsonValue; $ok?: JsonValue; _ok?: JsonValue; type?: JsonValue; "default"?: JsonValue; "ünï"?: JsonValue }',
   ],
   [
     'nested objects fit on one line',
@@ -307,21 +307,21 @@ describe('jsonSchemaToTs: JSDoc', () => {
     expect(r.type).toBe(
       [
         '{',
-        '  /**',
-        '   * When it happens',
-        '   * First line.',
-        '   * Second line with *\\/ inside.',
-        '   * @deprecated @default "2024-01-01T00:00:00Z" @format date-time @minLength 20 @maxLength 40 @pattern ^\\d{4}- @example "2025-02-03T04:05:06Z" @example "x*\\/y"',
-        '   */',
-        '  when?: string;',
-        '  /** @integer @minimum 1 @maximum 10 @exclusiveMaximum 11 */ count?: number;',
-        '  /** @minItems 1 @maxItems 3 */ items?: string[];',
-        '  same?: string;',
-        '  /**',
-        '   * @format x',
-        '   * @pattern a b',
-        '   */',
-        '  spaced?: string;',
+        ' /**',
+        '  * When it happens',
+        '  * First line.',
+        '  * Second line with *\\/ inside.',
+        '  * @deprecated @default "2024-01-01T00:00:00Z" @format date-time @minLength 20 @maxLength 40 @pattern ^\\d{4}- @example "2025-02-03T04:05:06Z" @example "x*\\/y"',
+        '  */',
+        ' when?: string;',
+        ' /** @integer @minimum 1 @maximum 10 @exclusiveMaximum 11 */ count?: number;',
+        ' /** @minItems 1 @maxItems 3 */ items?: string[];',
+        ' same?: string;',
+        ' /**',
+        '  * @format x',
+        '  * @pattern a b',
+        '  */',
+        ' spaced?: string;',
         '}',
       ].join('\n'),
     );
@@ -351,7 +351,7 @@ describe('jsonSchemaToTs: $ref', () => {
     });
     expect(r.type).toBe('{ a?: Address; b?: PostalCode }');
     expect(r.declarations).toBe(
-      '/** Where. */\ninterface Address {\n  street?: string;\n}\n\ntype PostalCode = string;',
+      '/** Where. */\ninterface Address { street?: string }\n\ntype PostalCode = string;',
     );
     expect(r.warnings).toEqual([]);
   });
@@ -373,7 +373,7 @@ describe('jsonSchemaToTs: $ref', () => {
     };
     const r = jsonSchemaToTs(schema);
     expect(r.type).toBe('Node');
-    expect(r.declarations).toBe('interface Node {\n  value: number;\n  children?: Node[];\n}');
+    expect(r.declarations).toBe('interface Node { value: number; children?: Node[] }');
     const sdk = `${PRELUDE}\n${r.declarations}\n`;
     expect(
       typecheck(
@@ -397,7 +397,7 @@ describe('jsonSchemaToTs: $ref', () => {
     );
     expect(r.type).toBe('Json');
     expect(r.declarations).toBe(
-      'type Json = string | Json[] | Obj;\n\ninterface Obj {\n  [key: string]: Json;\n}',
+      'type Json = string | Json[] | Obj;\n\ninterface Obj {\n [key: string]: Json;\n}',
     );
     expect(
       typecheck(
@@ -552,7 +552,7 @@ describe('jsonSchemaToTs: totality', () => {
       required: ['valueOf'],
     });
     expect(r.type).toBe(
-      '{\n  toString?: string | Object["toString"];\n  valueOf: number;\n  hasOwnProperty?: boolean | Object["hasOwnProperty"];\n}',
+      '{ toString?: string | Object["toString"]; valueOf: number; hasOwnProperty?: boolean | Object["hasOwnProperty"] }',
     );
     expect(
       typecheck(

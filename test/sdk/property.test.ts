@@ -2,7 +2,8 @@
  * Property: for random JSON Schemas and values valid under them, `const v: Parameters<Tools["t"]>[0] =
  * <value>` type-checks against the rendered SDK — the generator never rejects what the schema accepts
  * (except undeclared keys of an object without `additionalProperties`: closed by design, decision 017).
- * Each run checks a batch of schemas in one compiler invocation.
+ * Each run checks a batch of schemas in one compiler invocation; each schema is the input of two tools,
+ * so types the tools share are declared once and checked too.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -262,15 +263,18 @@ describe('property: generated types accept every valid value', () => {
     () => {
       fc.assert(
         fc.property(fc.array(sampleArb, { minLength: BATCH, maxLength: BATCH }), (samples) => {
-          const catalog: ToolSchema[] = samples.map((s, i) => ({
-            name: `gen${i}`,
-            description: '',
-            inputSchema:
-              Object.keys(s.defs).length === 0 ? s.schema : { ...s.schema, $defs: s.defs },
-          }));
+          // Each schema twice (`gen3`, `twin3`): an input type two tools share is declared once.
+          const catalog: ToolSchema[] = samples.flatMap((s, i) =>
+            [`gen${i}`, `twin${i}`].map((name) => ({
+              name,
+              description: '',
+              inputSchema:
+                Object.keys(s.defs).length === 0 ? s.schema : { ...s.schema, $defs: s.defs },
+            })),
+          );
           const sdk = renderSdk(catalog);
           expect(sdk.warnings).toEqual([]);
-          const program = `export {};\n${samples.map((s, i) => `const v${i}: Parameters<Tools["gen${i}"]>[0] = ${literal(s.value)};`).join('\n')}\n`;
+          const program = `export {};\n${samples.map((s, i) => `const v${i}: Parameters<Tools["gen${i}"]>[0] = ${literal(s.value)};\nconst w${i}: Parameters<Tools["twin${i}"]>[0] = ${literal(s.value)};`).join('\n')}\n`;
           expect(typecheck(sdk.text, program)).toEqual([]);
         }),
         {

@@ -23,7 +23,7 @@ const tool = (
 /** The `interface Name { … }` or `type Name = …;` declaration in an SDK text. */
 function declaration(text: string, name: string): string {
   const m = new RegExp(
-    `^(?:interface ${name} \\{[\\s\\S]*?^\\}|type ${name} = [\\s\\S]*?;)$`,
+    `^(?:interface ${name} \\{ .* \\}|interface ${name} \\{\\n[\\s\\S]*?^\\}|type ${name} = [\\s\\S]*?;)$`,
     'm',
   ).exec(text);
   if (!m) throw new Error(`no declaration of ${name}`);
@@ -71,19 +71,19 @@ describe('renderSdk: shape', () => {
     expect(declaration(text, 'Tools')).toBe(
       [
         'interface Tools {',
+        ' /**',
+        '  * Fetches a user.',
+        '  * Second line.',
+        '  * @returns The user.',
+        '  */',
+        ' get_user(input: {',
         '  /**',
-        '   * Fetches a user.',
-        '   * Second line.',
-        '   * @returns The user.',
+        '   * The user id.',
+        '   * More detail.',
         '   */',
-        '  get_user(input: {',
-        '    /**',
-        '     * The user id.',
-        '     * More detail.',
-        '     */',
-        '    id: string;',
-        '    verbose?: boolean;',
-        '  }): Promise<{ name?: string }>;',
+        '  id: string;',
+        '  verbose?: boolean;',
+        ' }): Promise<{ name?: string }>;',
         '}',
       ].join('\n'),
     );
@@ -101,7 +101,7 @@ describe('renderSdk: shape', () => {
       },
     ]);
     expect(text).toContain(
-      '  /** Does f. @param input The query. @returns The answer. */\n  f(input?: Record<string, never>): Promise<Record<string, JsonValue>>;',
+      ' /** Does f. @param input The query. @returns The answer. */\n f(input?: Record<string, never>): Promise<Record<string, JsonValue>>;',
     );
   });
 
@@ -109,7 +109,7 @@ describe('renderSdk: shape', () => {
     const { text } = renderSdk([
       tool('ping', { type: 'object', properties: { n: { type: 'number' } } }),
     ]);
-    expect(text).toContain('  ping(input?: { n?: number }): Promise<JsonValue>;');
+    expect(text).toContain(' ping(input?: { n?: number }): Promise<JsonValue>;');
     expect(text).not.toContain('@returns');
   });
 
@@ -119,9 +119,9 @@ describe('renderSdk: shape', () => {
       tool('delete'),
       tool('3d'),
     ]);
-    expect(text).toContain('  "get-user"(input: { id: JsonValue }): Promise<JsonValue>;');
-    expect(text).toContain('  "delete"(input?: Record<string, JsonValue>): Promise<JsonValue>;');
-    expect(text).toContain('  "3d"(input?: Record<string, JsonValue>): Promise<JsonValue>;');
+    expect(text).toContain(' "get-user"(input: { id: JsonValue }): Promise<JsonValue>;');
+    expect(text).toContain(' "delete"(input?: Record<string, JsonValue>): Promise<JsonValue>;');
+    expect(text).toContain(' "3d"(input?: Record<string, JsonValue>): Promise<JsonValue>;');
   });
 
   it('nests dotted names in namespace interfaces', () => {
@@ -131,13 +131,13 @@ describe('renderSdk: shape', () => {
       tool('x'),
       tool('x.y'),
     ]);
-    expect(declaration(text, 'Tools')).toContain('  github: ToolsGithub;');
-    expect(declaration(text, 'ToolsGithub')).toContain('  issues: ToolsGithubIssues;');
+    expect(declaration(text, 'Tools')).toContain(' github: ToolsGithub;');
+    expect(declaration(text, 'ToolsGithub')).toContain(' issues: ToolsGithubIssues;');
     expect(declaration(text, 'ToolsGithubIssues')).toContain(
-      '  list(input?: Record<string, JsonValue>): Promise<JsonValue>;',
+      ' list(input?: Record<string, JsonValue>): Promise<JsonValue>;',
     );
     expect(declaration(text, 'Tools')).toContain(
-      '  "x.y"(input?: Record<string, JsonValue>): Promise<JsonValue>;',
+      ' "x.y"(input?: Record<string, JsonValue>): Promise<JsonValue>;',
     );
     expect(bindings).toEqual([
       { path: ['github', 'create_issue'], tool: 'github.create_issue' },
@@ -152,7 +152,7 @@ describe('renderSdk: shape', () => {
 
   it('can render every tool flat', () => {
     const { text, bindings } = renderSdk([tool('github.create_issue')], { namespaces: false });
-    expect(text).toContain('  "github.create_issue"(input?: Record<string, JsonValue>)');
+    expect(text).toContain(' "github.create_issue"(input?: Record<string, JsonValue>)');
     expect(bindings).toEqual([{ path: ['github.create_issue'], tool: 'github.create_issue' }]);
   });
 });
@@ -170,7 +170,7 @@ describe('renderSdk: names', () => {
     expect(text).toContain('getUser(input?: GetUser2Input): Promise<JsonValue>;');
     expect(text).toContain('get_user(input?: GetUser3Input): Promise<GetUser3Output>;');
     expect(declaration(text, 'GetUserInput')).toBe(
-      'interface GetUserInput {\n  next?: GetUserInput;\n}',
+      'interface GetUserInput { next?: GetUserInput }',
     );
     expect(typecheck(text, 'await tools.getUser({ next: { next: {} } }); export {};')).toEqual([]);
   });
@@ -205,9 +205,9 @@ describe('renderSdk: names', () => {
         $defs: { User: { ...user, properties: { id: { type: 'number' } } } },
       }),
     ]);
-    expect(declaration(text, 'AUser')).toBe('interface AUser {\n  id?: string;\n}');
-    expect(declaration(text, 'BUser')).toBe('interface BUser {\n  id?: number;\n}');
-    expect(text).toContain('  a(input: AUser): Promise<JsonValue>;');
+    expect(declaration(text, 'AUser')).toBe('interface AUser { id?: string }');
+    expect(declaration(text, 'BUser')).toBe('interface BUser { id?: number }');
+    expect(text).toContain(' a(input: AUser): Promise<JsonValue>;');
   });
 
   it('resolves $ref inside each schema separately (input and output)', () => {
@@ -228,7 +228,7 @@ describe('renderSdk: names', () => {
     ]);
     expect(declaration(text, 'FX')).toBe('type FX = string;');
     expect(declaration(text, 'FX2')).toBe('type FX2 = number;');
-    expect(text).toContain('  f(input?: { x?: FX }): Promise<{ x?: FX2 }>;');
+    expect(text).toContain(' f(input?: { x?: FX }): Promise<{ x?: FX2 }>;');
   });
 
   it('closes objects without additionalProperties (inputs and outputs); open where the schema allows', () => {
@@ -244,9 +244,9 @@ describe('renderSdk: names', () => {
         { type: 'object', properties: { b: { type: 'string' } }, additionalProperties: true },
       ),
     ]);
-    expect(text).toContain('  f(input?: { a?: string }): Promise<{ b?: string }>;');
+    expect(text).toContain(' f(input?: { a?: string }): Promise<{ b?: string }>;');
     expect(text).toContain(
-      '  g(input?: { a?: string; [key: string]: JsonValue | undefined }): Promise<{ b?: string; [key: string]: JsonValue | undefined }>;',
+      ' g(input?: { a?: string; [key: string]: JsonValue | undefined }): Promise<{ b?: string; [key: string]: JsonValue | undefined }>;',
     );
     expect(typecheck(text, 'await tools.f({ a: "x", typo: 1 }); export {};').join('\n')).toMatch(
       /'typo' does not exist/,

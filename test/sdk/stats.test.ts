@@ -18,13 +18,14 @@ const catalogs = readdirSync(dir)
     (f) => [f.replace(/\.json$/, ''), JSON.parse(readFileSync(new URL(f, dir), 'utf8'))] as const,
   );
 
-/** The target: the catalog's part of the SDK (after the fixed prelude) at most 60 % of its wire tokens. */
+/** The target (issue 12): the whole SDK, prelude included, at most 60 % of the catalog's wire tokens. */
 const TARGET = 0.6;
 /**
- * Catalogs that do not meet the target yet, with the ceiling they are held to so they cannot regress:
- * short schemas with short descriptions leave little JSON overhead to remove (decision 017).
+ * Catalogs that cannot meet the target losslessly, with the ceiling they are held to so they cannot
+ * regress: `everything`'s descriptions plus its bare typed signatures already exceed 60 % of its wire
+ * before any prelude; `constructs` is a hand-written edge-case catalog, not a server (decision 017).
  */
-const MISSED: Record<string, number> = { everything: 0.75, constructs: 0.83 };
+const MISSED: Record<string, number> = { everything: 0.82, constructs: 0.96 };
 
 describe('SDK vs JSON wire', () => {
   it('has every fixture catalog', () => {
@@ -33,13 +34,12 @@ describe('SDK vs JSON wire', () => {
     );
   });
 
-  it.each(catalogs)('%s: the catalog part is within its token ratio', (name, catalog) => {
+  it.each(catalogs)('%s: the SDK is within its token ratio of the wire', (name, catalog) => {
     const s = sdkStats(catalog as ToolSchema[]);
     expect(s.wire.tokens).toBe(countTokens(JSON.stringify(toMcpTools(catalog as ToolSchema[]))));
     expect(s.sdk.tokens).toBe(countTokens(renderSdk(catalog as ToolSchema[]).text));
     expect(s.prelude.tokens + s.catalog.tokens).toBeGreaterThanOrEqual(s.sdk.tokens - 1);
-    expect(s.ratio.catalog.tokens).toBeLessThanOrEqual(MISSED[name] ?? TARGET);
-    expect(s.ratio.sdk.tokens).toBeLessThan(1.1);
+    expect(s.ratio.sdk.tokens).toBeLessThanOrEqual(MISSED[name] ?? TARGET);
   });
 
   it('the wire of a hostile catalog leaves out what cannot be serialised', () => {

@@ -15,7 +15,10 @@ const VERBS = [
   'merge',
 ];
 
-/** 60 tools `big.<verb>_<subject>`, each with a description and a small input schema. */
+/**
+ * 60 tools `big.<verb>_<subject>`, each with a description and a small input schema of its own (the
+ * `id` description names the verb, so no two tools share an input type in the SDK).
+ */
 export function bigTools(): ToolDefinition[] {
   return SUBJECTS.flatMap((subject) =>
     VERBS.map((verb) => ({
@@ -24,7 +27,7 @@ export function bigTools(): ToolDefinition[] {
       input: {
         type: 'object',
         properties: {
-          id: { type: 'string', description: `The ${subject} identifier.` },
+          id: { type: 'string', description: `The ${subject} to ${verb}.` },
           limit: { type: 'integer', minimum: 1, maximum: 100, description: 'Most records.' },
         },
       },

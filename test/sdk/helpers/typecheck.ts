@@ -12,7 +12,7 @@ const libCache = new Map<string, ts.SourceFile>();
 /** Extra compiler options a test may vary (e.g. exactOptionalPropertyTypes). */
 export type CheckOptions = Pick<
   ts.CompilerOptions,
-  'exactOptionalPropertyTypes' | 'noUncheckedIndexedAccess'
+  'exactOptionalPropertyTypes' | 'noUncheckedIndexedAccess' | 'lib'
 >;
 
 /**
