@@ -45,10 +45,6 @@ import type {
   ScopeSdk,
 } from './types.js';
 
-/** How a type check ended: its diagnostics and time, or the checker's error. */
-type CheckSettled =
-  { ok: true; diagnostics: Diagnostic[]; ms: number } | { ok: false; error: unknown };
-
 /** How type errors are treated. */
 export type TypecheckMode = 'error' | 'warn' | 'off';
 
@@ -202,18 +198,9 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
     const { slot, done } = await claim(ctx.scope, ctx.signal);
     try {
       const tq = performance.now();
-      const sdk = ctx.sdk();
-      // The check runs while the sandbox process transpiles: its verdict is used only once the
-      // transpile succeeded, and a failed transpile stops it (and waits for it, so that checks never
-      // outlive their run's admission slot).
-      const checking = checker ? startCheck(checker, code, sdk, ctx) : undefined;
       const transpiled = await slot.transpile(code);
       const t1 = performance.now();
       if (!transpiled.ok) {
-        if (checking) {
-          checking.stop();
-          await checking.settled;
-        }
         if ('crashed' in transpiled)
           throw failure('crashed', transpiled.crashed, { logs, calls }, notes);
         throw failure(
@@ -223,9 +210,8 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
           notes,
         );
       }
-      const typecheckMs = checking
-        ? verdictOf(await checking.settled, code, ctx, logs, calls, notes)
-        : 0;
+      const sdk = ctx.sdk();
+      const typecheckMs = checker ? await typeCheck(code, sdk, ctx, logs, calls, notes) : 0;
       const t2 = performance.now();
       const dispatch = recordingDispatch(ctx, calls);
       const outcome: RunOutcome = await slot.run({
@@ -275,43 +261,28 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
     }
   }
 
-  /**
-   * Starts the type check of a run (the program was or is being transpiled in its sandbox process:
-   * the checker gets that verdict and never runs the transpiler in this process). `settled` never
-   * rejects; `stop` aborts it.
-   */
-  function startCheck(
-    active: TypeChecker,
+  /** Type-checks; throws the run's failure for type errors in mode `error`. Returns the time taken. */
+  async function typeCheck(
     code: string,
     sdk: ScopeSdk,
-    ctx: RunnerContext,
-  ): { settled: Promise<CheckSettled>; stop: () => void } {
-    const stopped = new AbortController();
-    const onAbort = (): void => stopped.abort();
-    if (ctx.signal.aborted) stopped.abort();
-    else ctx.signal.addEventListener('abort', onAbort, { once: true });
-    const t = performance.now();
-    const settled = active
-      .check(code, sdk, { signal: stopped.signal, transpiled: { ok: true }, partition: ctx.scope })
-      .then(
-        (diagnostics): CheckSettled => ({ ok: true, diagnostics, ms: performance.now() - t }),
-        (error: unknown): CheckSettled => ({ ok: false, error }),
-      )
-      .finally(() => ctx.signal.removeEventListener('abort', onAbort));
-    return { settled, stop: () => stopped.abort() };
-  }
-
-  /** Applies a check's result; throws the run's failure for type errors in mode `error`. Returns the time taken. */
-  function verdictOf(
-    settled: CheckSettled,
-    code: string,
     ctx: RunnerContext,
     logs: LogLine[],
     calls: CallLine[],
     notes: readonly string[],
-  ): number {
-    if (!settled.ok) {
-      const err = settled.error;
+  ): Promise<number> {
+    if (!checker) return 0;
+    const t = performance.now();
+    let diagnostics: Diagnostic[];
+    try {
+      // The program was transpiled in its sandbox process: the checker gets that verdict and never
+      // runs the transpiler in this process.
+      // The scope is the check cache's partition: one tenant never gets (nor times) another's entry.
+      diagnostics = await checker.check(code, sdk, {
+        signal: ctx.signal,
+        transpiled: { ok: true },
+        partition: ctx.scope,
+      });
+    } catch (err) {
       if (ctx.signal.aborted)
         throw failure(
           'aborted',
@@ -329,7 +300,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
         notes,
       );
     }
-    const { diagnostics, ms } = settled;
+    const ms = performance.now() - t;
     const errors = diagnostics.filter((d) => d.category === 'error');
     ctx.emit({ type: 'typecheck', ok: errors.length === 0, ms, diagnostics: diagnostics.length });
     if (errors.length > 0 && typecheck === 'error') {
