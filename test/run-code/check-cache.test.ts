@@ -75,6 +75,21 @@ describe('run_code with the check cache', () => {
     expect(cache()).toMatchObject({ hits: before.hits + 1, misses: before.misses + 2 });
   });
 
+  it('runtime.check is partitioned by its scope too', async () => {
+    const program = 'const u = await tools.users.get({ id: 3 });\nreturn u.nmae;';
+    const before = cache() ?? { hits: 0, misses: 0 };
+    const [a1, b1, a2] = [
+      await rt.check(program, 'a'),
+      await rt.check(program, 'b'),
+      await rt.check(program, 'a'),
+    ];
+    expect(a1).toHaveLength(1);
+    expect(a1[0]?.message).toContain('nmae');
+    expect(b1).toEqual(a1);
+    expect(a2).toEqual(a1);
+    expect(cache()).toMatchObject({ hits: before.hits + 1, misses: before.misses + 2 });
+  });
+
   it('checks again after the catalog changed the SDK', async () => {
     const program = 'const e = await tools.users.email({ id: 2 });\nreturn e.email;';
     const before = await run(program, 'a');
