@@ -253,7 +253,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           'INVALID_CONFIG',
           'code mode is off in this runtime: nothing to check against',
         );
-      return runner.check(code, sdks.sdk(scope), signal);
+      return runner.check(code, sdks.sdk(scope), signal, scope);
     },
     discovery: (scope = DEFAULT_SCOPE, override) => discoveryStatus(scope, override),
     searchTools: (query, scope = DEFAULT_SCOPE, limit) => discovery.search(scope, query, limit),

@@ -71,10 +71,10 @@ export function explainMisses(
   const why: Record<string, () => string> = {
     'dispatch-seq': () => dispatch(metrics, 'seq'),
     'dispatch-batch': () => dispatch(metrics, 'batch'),
-    'latency-check': () => latency(metrics, 'isocode'),
+    'latency-check': () => latency(metrics, 'isocode-uncached'),
     'latency-nocheck': () => latency(metrics, 'isocode-nocheck'),
     'cold-start': () => cold(metrics),
-    'throughput-check': () => throughput(metrics, 'isocode', environment.cores),
+    'throughput-check': () => throughput(metrics, 'isocode-uncached', environment.cores),
     'throughput-nocheck': () => throughput(metrics, 'isocode-nocheck', environment.cores),
     'vs-worker': () => ratio(metrics, 'isocode-nocheck', 'worker-thread', 10),
     'vs-run': () => ratio(metrics, 'isocode-nocheck', 'run', 8),

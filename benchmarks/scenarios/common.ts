@@ -62,15 +62,17 @@ export type TimedStages = StageTimings & { endToEndMs: number };
 export function programSubject(
   id: string,
   engine: Engine,
-  program: string,
+  program: string | (() => string),
   expect?: (result: unknown) => boolean,
   timings?: TimedStages[],
 ): Subject {
+  const next = typeof program === 'string' ? () => program : program;
   return {
     id,
     run: async () => {
+      const text = next();
       const start = process.hrtime.bigint();
-      const outcome = await engine.runProgram(program);
+      const outcome = await engine.runProgram(text);
       const endToEndMs = Number(process.hrtime.bigint() - start) / 1e6;
       if (!outcome.ok) throw new Error(outcome.error ?? 'run failed');
       if (expect !== undefined && !expect(outcome.result)) {
@@ -81,6 +83,43 @@ export function programSubject(
       }
     },
   };
+}
+
+/** The engine with the type-check on, whose checker caches results: measured twice. */
+export const CACHED_ENGINE = 'isocode';
+/** The same engine running a program made new for every run (its check is never a cache hit). */
+export const UNCACHED_LANE = 'isocode-uncached';
+
+/**
+ * `program` with a trailing comment new on every call: the same program to run, a new text to
+ * check, so isocode's check cache never answers (its key holds the program's text).
+ */
+export function uniqueProgram(program: string): () => string {
+  let n = 0;
+  return () => `${program}// run ${++n}\n`;
+}
+
+/** One measured lane: an engine and the program it runs (the same text, or new each run). */
+export interface Lane {
+  id: string;
+  open: OpenEngine;
+  program: string | (() => string);
+}
+
+/**
+ * A lane per engine running `program`; the type-checking isocode engine gets a second lane,
+ * {@link UNCACHED_LANE}, whose program is new on every run: the first measures a repeated
+ * program (the check cache answers), the second a model that never sends the same text twice.
+ */
+export function cacheLanes(engines: readonly OpenEngine[], program: string): Lane[] {
+  return engines.flatMap((open) =>
+    open.factory.name === CACHED_ENGINE
+      ? [
+          { id: open.factory.name, open, program },
+          { id: UNCACHED_LANE, open, program: uniqueProgram(program) },
+        ]
+      : [{ id: open.factory.name, open, program }],
+  );
 }
 
 /** The standard summary columns. */

@@ -4,6 +4,7 @@
  */
 
 import { IsocodeError } from '../errors.js';
+import { CheckCache, type CheckCacheOptions } from './check-cache.js';
 import { abortError } from './native-project.js';
 import { NativeSession, SessionLost } from './native-session.js';
 import type { SessionSettings } from './native-session.js';
@@ -54,6 +55,12 @@ export interface NativeCheckerOptions {
    * @default 536870912 (512 MiB)
    */
   maxRssBytes?: number;
+  /**
+   * The cache of check results (per partition, keyed by SDK text, program text and the transpiler's
+   * verdict; see `check-cache.ts`), or `false` for none.
+   * @default { maxEntries: 1024, maxBytes: 4 MiB }
+   */
+  cache?: CheckCacheOptions | false;
 }
 
 function positiveInt(value: number | undefined, fallback: number, name: string): number {
@@ -76,7 +83,8 @@ export function createNativeChecker(options: NativeCheckerOptions = {}): TypeChe
     includeWarnings: options.includeWarnings ?? false,
     maxRssBytes: positiveInt(options.maxRssBytes, 512 * 1024 * 1024, 'maxRssBytes'),
   };
-  return new NativeChecker(settings);
+  const cache = options.cache === false ? undefined : new CheckCache(options.cache);
+  return new NativeChecker(settings, cache);
 }
 
 class NativeChecker implements TypeChecker {
@@ -88,13 +96,38 @@ class NativeChecker implements TypeChecker {
   private checks = 0;
   private restarts = 0;
 
-  constructor(private readonly settings: SessionSettings) {}
+  constructor(
+    private readonly settings: SessionSettings,
+    private readonly cache: CheckCache | undefined,
+  ) {}
 
   async check(program: string, sdk: SdkSource, options: CheckOptions = {}): Promise<Diagnostic[]> {
     validate(program, sdk);
     validateVerdict(options.transpiled);
     const { signal } = options;
     if (signal?.aborted) throw abortError();
+    if (options.partition !== undefined && typeof options.partition !== 'string')
+      throw new IsocodeError('INVALID_ARGS', 'partition must be a string');
+    // A closed checker answers as it did before it kept a cache.
+    const key = this.closed
+      ? undefined
+      : this.cache?.key(options.partition ?? '', program, sdk, options.transpiled);
+    const cached = key === undefined ? undefined : this.cache?.get(key);
+    if (cached !== undefined) {
+      this.checks++;
+      return cached;
+    }
+    const diagnostics = await this.checkUncached(program, sdk, options);
+    if (key !== undefined) this.cache?.set(key, diagnostics);
+    return diagnostics;
+  }
+
+  private async checkUncached(
+    program: string,
+    sdk: SdkSource,
+    options: CheckOptions,
+  ): Promise<Diagnostic[]> {
+    const { signal } = options;
     // A program never makes the compiler resolve a module or file (other tenants' SDKs live in it too), and
     // never nests deep enough to keep it busy for seconds.
     const reference = programRefusal(program);
@@ -132,6 +165,7 @@ class NativeChecker implements TypeChecker {
 
   close(): Promise<void> {
     this.closed = true;
+    this.cache?.clear();
     this.closing ??= (async () => {
       await this.starting?.catch(() => undefined);
       await Promise.all([...this.live].map((s) => s.close()));
@@ -147,6 +181,7 @@ class NativeChecker implements TypeChecker {
       cachedSdks: this.session?.usable ? this.session.sdkCount : 0,
       restarts: this.restarts,
       rssBytes: this.session?.rssBytes ?? 0,
+      ...(this.cache ? { cache: this.cache.stats() } : {}),
     };
   }
 

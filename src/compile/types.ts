@@ -48,6 +48,12 @@ export interface CheckOptions {
    * can overflow the native stack on pathological input).
    */
   transpiled?: TranspileVerdict;
+  /**
+   * The partition of the checker's result cache this check may read and fill (the runner passes the
+   * scope): results are never shared across partitions, so one tenant cannot learn by timing that
+   * another ran the same program. @default ""
+   */
+  partition?: string;
 }
 
 /** Counters of a {@link TypeChecker}. */
@@ -62,6 +68,8 @@ export interface CheckerStats {
   restarts: number;
   /** Resident memory of the running compiler process in bytes (0 when none is running or it cannot be read). */
   rssBytes: number;
+  /** The result cache's counters (checkers that keep one). */
+  cache?: { hits: number; misses: number; entries: number; bytes: number };
 }
 
 /** Type-checks run_code programs against an SDK. Implementations hide the compiler behind this interface. */

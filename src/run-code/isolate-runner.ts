@@ -276,9 +276,11 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
     try {
       // The program was transpiled in its sandbox process: the checker gets that verdict and never
       // runs the transpiler in this process.
+      // The scope is the check cache's partition: one tenant never gets (nor times) another's entry.
       diagnostics = await checker.check(code, sdk, {
         signal: ctx.signal,
         transpiled: { ok: true },
+        partition: ctx.scope,
       });
     } catch (err) {
       if (ctx.signal.aborted)
@@ -342,7 +344,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
     }
     const active = checker ?? createNativeChecker();
     try {
-      const options = { transpiled: { ok: true } as const };
+      const options = { transpiled: { ok: true } as const, partition: scope };
       return detailsDiagnostics(
         await active.check(code, sdk, signal ? { ...options, signal } : options),
       );

@@ -131,8 +131,17 @@ export type RunProgressEvent =
  */
 export interface CodeRunner {
   run(program: { code: string; description: string }, ctx: RunnerContext): Promise<RunCodeValue>;
-  /** Type-checks (and syntax-checks) a program against an SDK without running it. */
-  check?(code: string, sdk: ScopeSdk, signal?: AbortSignal): Promise<ProgramDiagnostic[]>;
+  /**
+   * Type-checks (and syntax-checks) a program against an SDK without running it. `scope` is the
+   * caller's scope: its admission slots, and the partition of the checker's result cache (one scope
+   * never gets, nor times, another's cached answer).
+   */
+  check?(
+    code: string,
+    sdk: ScopeSdk,
+    signal?: AbortSignal,
+    scope?: string,
+  ): Promise<ProgramDiagnostic[]>;
   /** Starts processes and pools; `sdks` are the SDKs to prepare (compile) ahead of the first run. */
   warmup?(sdks?: readonly ScopeSdk[]): Promise<void>;
   close?(): Promise<void>;

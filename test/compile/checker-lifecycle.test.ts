@@ -29,6 +29,7 @@ describe('native checker: process lifecycle', () => {
       cachedSdks: 0,
       restarts: 0,
       rssBytes: 0,
+      cache: { hits: 0, misses: 0, entries: 0, bytes: 0 },
     });
     await checker.warmup(READ_SDK);
     expect(checker.stats().processes).toBe(1);
