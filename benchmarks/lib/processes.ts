@@ -50,6 +50,8 @@ export interface DescendantUsage {
   rssBytes: number;
   /** The part of `rssBytes` that isocode's sandbox worker processes hold. */
   workerRssBytes: number;
+  /** How many of them are sandbox worker processes. */
+  workers: number;
   /** Cumulative user + system CPU time of the live descendants. */
   cpuMs: number;
 }
@@ -70,13 +72,16 @@ export function descendantUsage(): DescendantUsage | undefined {
     list.push({ pid: Number(pid), cpuMs: stat.cpuMs });
     children.set(stat.ppid, list);
   }
-  const usage: DescendantUsage = { count: 0, rssBytes: 0, workerRssBytes: 0, cpuMs: 0 };
+  const usage: DescendantUsage = { count: 0, rssBytes: 0, workerRssBytes: 0, workers: 0, cpuMs: 0 };
   const queue = [...(children.get(process.pid) ?? [])];
   for (let next = queue.pop(); next !== undefined; next = queue.pop()) {
     usage.count += 1;
     const rss = rssOf(next.pid);
     usage.rssBytes += rss;
-    if (isSandboxWorker(next.pid)) usage.workerRssBytes += rss;
+    if (isSandboxWorker(next.pid)) {
+      usage.workerRssBytes += rss;
+      usage.workers += 1;
+    }
     usage.cpuMs += next.cpuMs;
     queue.push(...(children.get(next.pid) ?? []));
   }

@@ -136,7 +136,8 @@ export const TARGETS: readonly TargetDefinition[] = [
   },
   {
     id: 'soak-rss',
-    description: '10,000-run soak: RSS growth of host and sandbox workers (after GC)',
+    description:
+      '10,000-run soak: RSS growth of host and sandbox workers (after GC; workers from the pool at the soak concurrency)',
     metric: 'soak.isocode.rssGrowthMiB',
     unit: 'MiB',
     kind: 'max',

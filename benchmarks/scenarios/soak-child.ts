@@ -27,6 +27,8 @@ export interface SoakResult {
   childMiB: number[];
   /** The sandbox workers' part of `childMiB` at each checkpoint. */
   workerMiB: number[];
+  /** Sandbox worker processes alive at each checkpoint. */
+  workerCount: number[];
   /** Isolates alive beyond the warm pool once every run settled. */
   isolatesAlive: number | undefined;
 }
@@ -42,6 +44,7 @@ async function soak(name: string, engine: Engine, runs: number): Promise<SoakRes
     rssMiB: [],
     childMiB: [],
     workerMiB: [],
+    workerCount: [],
     isolatesAlive: undefined,
   };
   const checkpoint = (): void => {
@@ -51,6 +54,7 @@ async function soak(name: string, engine: Engine, runs: number): Promise<SoakRes
     if (children !== undefined) {
       result.childMiB.push(mib(children.rssBytes));
       result.workerMiB.push(mib(children.workerRssBytes));
+      result.workerCount.push(children.workers);
     }
   };
   checkpoint();

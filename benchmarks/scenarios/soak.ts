@@ -35,7 +35,9 @@ export const soakScenario: Scenario = {
         'RSS end MiB',
         'host RSS growth MiB',
         'RSS max MiB',
+        'workers (start / steady / end)',
         'workers MiB (end)',
+        'workers growth from start MiB',
         'host + workers growth MiB',
         'checker MiB (end)',
         'checker growth MiB',
@@ -74,12 +76,16 @@ export const soakScenario: Scenario = {
       }
       const first = r.rssMiB[0] ?? Number.NaN;
       const last = r.rssMiB[r.rssMiB.length - 1] ?? Number.NaN;
-      // Sandbox workers count with the host (first to last checkpoint); the checker (the other
-      // children) from the first checkpoint after start-up caching.
+      // The host grows from the first checkpoint to the last. Sandbox workers and the checker (the
+      // other children) grow from the first checkpoint after the first slice: by then the pool has
+      // scaled from its spare worker(s) to the soak's concurrency and the checker's caches are full,
+      // so what remains is growth over time, not the pool's size (both are in the table).
       const at = (list: readonly number[], i: number): number => list.at(i) ?? 0;
       const workers = r.workerMiB;
       const checker = r.childMiB.map((v, i) => v - (workers[i] ?? 0));
-      const workerGrowth = workers.length > 0 ? at(workers, -1) - at(workers, 0) : 0;
+      const steady = workers.length > 2 ? 1 : 0;
+      const workerGrowth = workers.length > 0 ? at(workers, -1) - at(workers, steady) : 0;
+      const counts = r.workerCount ?? [];
       const childGrowth = checker.length > 2 ? at(checker, -1) - at(checker, 1) : Number.NaN;
       const key = `soak.${factory.name}`;
       out.metrics[`${key}.hostRssGrowthMiB`] = last - first;
@@ -94,7 +100,9 @@ export const soakScenario: Scenario = {
         last,
         last - first,
         Math.max(...r.rssMiB),
+        counts.length > 0 ? `${at(counts, 0)} / ${at(counts, steady)} / ${at(counts, -1)}` : null,
         workers.length > 0 ? at(workers, -1) : null,
+        workers.length > 0 ? at(workers, -1) - at(workers, 0) : null,
         last - first + workerGrowth,
         checker.length > 0 ? at(checker, -1) : null,
         childGrowth,
@@ -108,7 +116,7 @@ export const soakScenario: Scenario = {
     out.tables.push(table);
     out.data = data;
     out.notes.push(
-      `Each engine soaks in a fresh process; RSS is read after a forced GC at ${SOAK_CHECKPOINTS + 1} checkpoints and growth = last − first. Child processes are read from /proc: sandbox workers (named by their entry file) count with the host in "host + workers growth" (the soak-rss target); the rest (the type-checker) grows from the first checkpoint after start (after the checker's caches fill). worker-thread and run soak ${Math.ceil(ctx.budget.soakRuns / 10)} runs (a new worker or context per run makes 10,000 take many minutes); the others ${ctx.budget.soakRuns}.`,
+      `Each engine soaks in a fresh process; RSS is read after a forced GC at ${SOAK_CHECKPOINTS + 1} checkpoints and growth = last − first. Child processes are read from /proc: sandbox workers (named by their entry file) count with the host in "host + workers growth" (the soak-rss target), from the first checkpoint after the first slice, when the pool has scaled to the soak's concurrency ("workers growth from start" includes that scaling); the rest (the type-checker) grows from the same checkpoint (after the checker's caches fill). worker-thread and run soak ${Math.ceil(ctx.budget.soakRuns / 10)} runs (a new worker or context per run makes 10,000 take many minutes); the others ${ctx.budget.soakRuns}.`,
     );
     return out;
   },
