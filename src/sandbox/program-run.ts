@@ -34,6 +34,8 @@ export interface ProgramRunOptions {
   bindings: PreparedBindings;
   limits: SandboxLimits;
   watchdog: Watchdog;
+  /** Replies enter the isolate synchronously on this thread (see `SandboxPoolOptions.syncReplies`). */
+  syncReplies?: boolean | undefined;
   /** Time it took to obtain the isolate, in ms (reported in stats). */
   isolateMs: number;
 }
@@ -135,7 +137,69 @@ export class ProgramRun {
       limits,
       onCall: request.onCall,
     });
+    // `cpuTime` is cumulative per isolate: the budget is measured from this run's start (the isolate
+    // is idle here, or installing this run's scope: its context was prepared by an awaited call).
+    const cpuStart = sbx.cpuMs() ?? 0;
+    let cpuLast = cpuStart;
+    const wallStart = performance.now();
+    const clock = request.clock;
+    const pausedAtStart = clock?.pausedMs(wallStart) ?? 0;
+    const wallUsed = (now: number): number =>
+      clock ? clock.elapsed(wallStart, pausedAtStart, now) : now - wallStart;
+    const watched = {
+      check: (now: number): void => {
+        if (sbx.isolate.isDisposed) {
+          if (this.killReason === undefined && !this.lost) {
+            this.lost = true;
+            this.wake();
+          }
+          return;
+        }
+        cpuLast = sbx.cpuMs() ?? cpuLast;
+        if (cpuLast - cpuStart > limits.cpuMs) this.kill('cpu');
+        else if (wallUsed(now) > limits.wallMs) this.kill('wall');
+      },
+    };
     const arrivals = new Arrivals();
+    // A reply resumes the program: one-way through isolated-vm's thread pool, or (a sandbox worker
+    // process, `syncReplies`) on this thread at once, the resumed slice bounded by what is left of
+    // the run's CPU and wall budgets (the watchdog cannot tick meanwhile; a slice's wall time is
+    // never less than its CPU time, so the CPU limit holds). isolated-vm runs the isolate's
+    // microtasks — the program's continuation — inside the timed call.
+    let firstSlice = true;
+    const deliver = (id: number, reply: string): void => {
+      if (!this.options.syncReplies) {
+        try {
+          entry.applyIgnored(undefined, [id, reply]);
+        } catch {
+          // the isolate is gone
+        }
+        return;
+      }
+      const now = performance.now();
+      const cpuLeft = limits.cpuMs - ((sbx.cpuMs() ?? cpuLast) - cpuStart);
+      const wallLeft = limits.wallMs - wallUsed(now);
+      const left = Math.min(cpuLeft, wallLeft);
+      // isolated-vm's timers share threads: a timer joins one whose next deadline is earlier than
+      // its own, else it starts a thread (~15 µs). A run's deadlines `now + left` never move
+      // earlier (the isolate's CPU time cannot grow faster than the wall clock), so the first slice
+      // rounds down and every later one rounds up plus 1 ms: each later timer joins the thread of
+      // the first. The limit is overshot by at most 2 ms (the watchdog's own tick is 5 ms).
+      const timeout = firstSlice ? Math.floor(left) : Math.ceil(left) + 1;
+      firstSlice = false;
+      if (timeout <= 0) {
+        this.kill(cpuLeft <= wallLeft ? 'cpu' : 'wall');
+        return;
+      }
+      try {
+        entry.applySync(undefined, [id, reply], { timeout });
+      } catch {
+        // The isolate is gone (the watchdog reports it), a guest promise rejection was left
+        // unhandled in the slice (ignored, as one-way calls ignore it), or the slice timed out:
+        // only the time spent tells the last apart, so a guest cannot fake it.
+        if (performance.now() - now >= timeout) this.kill(cpuLeft <= wallLeft ? 'cpu' : 'wall');
+      }
+    };
     const ended = new Promise<void>((resolve) => (this.wake = resolve));
     // The context's port: every message of the isolate arrives here, one-way (`MESSAGE`). Binding
     // calls are answered through the context's `entry` as `(id, reply)`, one-way too. Replies stop
@@ -161,37 +225,10 @@ export class ProgramRun {
       void bridge.handle(b, c, trace).then((reply) => {
         if (this.outcomeText !== undefined || this.killReason !== undefined || this.finished)
           return;
-        try {
-          entry.applyIgnored(undefined, [a, reply]);
-        } catch {
-          // the isolate is gone
-        }
+        deliver(a, reply);
       });
     });
 
-    // `cpuTime` is cumulative per isolate: the budget is measured from this run's start (the isolate
-    // is idle here, or installing this run's scope: its context was prepared by an awaited call).
-    const cpuStart = sbx.cpuMs() ?? 0;
-    let cpuLast = cpuStart;
-    const wallStart = performance.now();
-    const clock = request.clock;
-    const pausedAtStart = clock?.pausedMs(wallStart) ?? 0;
-    const wallUsed = (now: number): number =>
-      clock ? clock.elapsed(wallStart, pausedAtStart, now) : now - wallStart;
-    const watched = {
-      check: (now: number): void => {
-        if (sbx.isolate.isDisposed) {
-          if (this.killReason === undefined && !this.lost) {
-            this.lost = true;
-            this.wake();
-          }
-          return;
-        }
-        cpuLast = sbx.cpuMs() ?? cpuLast;
-        if (cpuLast - cpuStart > limits.cpuMs) this.kill('cpu');
-        else if (wallUsed(now) > limits.wallMs) this.kill('wall');
-      },
-    };
     const onAbort = (): void => this.kill('aborted');
     request.signal?.addEventListener('abort', onAbort, { once: true });
     watchdog.add(watched);

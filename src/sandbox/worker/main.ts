@@ -72,6 +72,7 @@ const pool = new SandboxPool({
   maxIdle: 1,
   defaultLimits: settings.limits,
   watchdogIntervalMs: settings.watchdogIntervalMs,
+  syncReplies: true,
 });
 
 /** Transpiled programs waiting for their run (the supervisor runs one right after its transpile). */
