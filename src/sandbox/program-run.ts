@@ -167,10 +167,10 @@ export class ProgramRun {
     // never less than its CPU time, so the CPU limit holds). isolated-vm runs the isolate's
     // microtasks — the program's continuation — inside the timed call.
     let firstSlice = true;
-    const deliver = (id: number, reply: string): void => {
+    const deliver = (a: number | string, b: string): void => {
       if (!this.options.syncReplies) {
         try {
-          entry.applyIgnored(undefined, [id, reply]);
+          entry.applyIgnored(undefined, [a, b]);
         } catch {
           // the isolate is gone
         }
@@ -192,13 +192,33 @@ export class ProgramRun {
         return;
       }
       try {
-        entry.applySync(undefined, [id, reply], { timeout });
+        entry.applySync(undefined, [a, b], { timeout });
       } catch {
         // The isolate is gone (the watchdog reports it), a guest promise rejection was left
         // unhandled in the slice (ignored, as one-way calls ignore it), or the slice timed out:
         // only the time spent tells the last apart, so a guest cannot fake it.
         if (performance.now() - now >= timeout) this.kill(cpuLeft <= wallLeft ? 'cpu' : 'wall');
       }
+    };
+    // Replies that are ready in one turn (the answers of a `Promise.all`, from one frame) enter the
+    // isolate together, in one call: `(id, reply)` for one, `(indexJson, replies)` for several. A
+    // reply that leaves no call unanswered goes in at once (a sequential program waits for no tick).
+    let awaiting = 0;
+    let readyIds: number[] = [];
+    let readyReplies: string[] = [];
+    const flushReplies = (): void => {
+      const ids = readyIds;
+      const replies = readyReplies;
+      readyIds = [];
+      readyReplies = [];
+      if (ids.length === 0) return;
+      if (this.outcomeText !== undefined || this.killReason !== undefined || this.finished) return;
+      if (ids.length === 1) deliver(ids[0] as number, replies[0] as string);
+      else
+        deliver(
+          JSON.stringify(ids.map((id, i) => [id, (replies[i] as string).length])),
+          replies.join(''),
+        );
     };
     const ended = new Promise<void>((resolve) => (this.wake = resolve));
     // The context's port: every message of the isolate arrives here, one-way (`MESSAGE`). Binding
@@ -222,10 +242,16 @@ export class ProgramRun {
       if (kind !== MESSAGE.call || typeof a !== 'number' || !Number.isSafeInteger(a)) return;
       // A durable run's call carries its trace; a malformed one (null) is refused by the bridge.
       const trace = durable ? (readCallTrace(d, e, request.mapPosition) ?? null) : undefined;
+      awaiting++;
       void bridge.handle(b, c, trace).then((reply) => {
+        awaiting--;
         if (this.outcomeText !== undefined || this.killReason !== undefined || this.finished)
           return;
-        deliver(a, reply);
+        readyReplies.push(reply);
+        if (awaiting === 0) {
+          readyIds.push(a);
+          flushReplies();
+        } else if (readyIds.push(a) === 1) process.nextTick(flushReplies);
       });
     });
 
