@@ -116,8 +116,11 @@ export class WorkerHandle {
     // A worker that never gets ready (a stuck start) is killed: its lease then fails over.
     const startup = setTimeout(() => this.kill('retired'), STARTUP_TIMEOUT_MS);
     startup.unref();
+    // 'close', not 'exit': the exit can be seen before the last messages the worker wrote (a
+    // `fatal` report just before it ended itself) are read; 'close' comes after the IPC channel
+    // and stderr are drained.
     this.exited = new Promise((resolve) => {
-      child.once('exit', (_code, signal) => {
+      child.once('close', (_code, signal) => {
         this.exitSignal = signal;
         onReady(false);
         this.onExit();
