@@ -83,4 +83,12 @@ describe('frames from a worker', () => {
       );
     }
   });
+
+  it('reads the report a worker wrote just before it ended itself', async () => {
+    for (let i = 0; i < 5; i++) {
+      const { outcome, handle } = await runScenario('fatal-then-die');
+      expect(handle.killedFor).toBe('memory');
+      expect(!outcome.ok && outcome.kind).toBe('memory');
+    }
+  });
 });
