@@ -7,7 +7,7 @@
  * further call). The host calls it with `applyIgnored`: once per context to install the scope of
  * its one run ({@link install}: it captures the run's host port in closures and builds `tools`,
  * `console`, `ToolCallError` and the start hook on the global), then once per reply to a binding
- * call ({@link deliver}). The program's own script starts the program through the hook, passing
+ * call ({@link deliver}), or once for replies that arrived together ({@link deliverMany}). The program's own script starts the program through the hook, passing
  * the run's limits. Nothing installed on the global leads to a host reference or to these
  * functions.
  */
@@ -19,7 +19,7 @@ import { createSend, createWire, type HostRef, type Send, type Wire } from './ho
 import { callTrace, durable, installClock, startTape } from './durable.js';
 import { lockdown } from './lockdown.js';
 import { OUTCOME, OUTCOME_SEPARATOR, PROGRAM_HOOK, type RunLimits } from './protocol.js';
-import { JSONParse, ObjectCreate, ObjectDefineProperty } from './primordials.js';
+import { JSONParse, ObjectCreate, ObjectDefineProperty, stringSlice } from './primordials.js';
 import { createRunner, sendOutcome } from './runner.js';
 import { buildTools } from './tools.js';
 
@@ -44,12 +44,13 @@ export function prepare(): typeof entry {
 }
 
 /**
- * What the host calls, with `applyIgnored`: `(port, treeJson)` installs the scope
- * ({@link install}), `(id, reply)` delivers a reply to a binding call ({@link deliver}). Never
- * throws.
+ * What the host calls: `(port, treeJson)` installs the scope ({@link install}), `(id, reply)`
+ * delivers a reply to a binding call ({@link deliver}), `(indexJson, replies)` several
+ * ({@link deliverMany}). Never throws.
  */
 export function entry(a: unknown, b: unknown): void {
   if (typeof a === 'number') deliver(a, b);
+  else if (typeof a === 'string') deliverMany(a, b);
   else install(a as HostRef, b);
 }
 
@@ -59,6 +60,34 @@ export function entry(a: unknown, b: unknown): void {
  */
 function deliver(id: number, reply: unknown): void {
   bridge?.deliver(id, reply);
+}
+
+/**
+ * Replies that reached the host's side together, delivered in their order within one call: `index`
+ * is the JSON of `[[id, length], …]`, `replies` the replies one after another (no copy or escaping
+ * of a reply on either side). Each is delivered as {@link deliver} does; the program's reactions
+ * run once all are in. Never throws; a malformed index delivers nothing more.
+ */
+function deliverMany(index: string, replies: unknown): void {
+  if (typeof replies !== 'string') return;
+  try {
+    const entries = JSONParse(index) as unknown;
+    if (typeof entries !== 'object' || entries === null) return;
+    const list = entries as Record<number, unknown> & { length?: unknown };
+    const count = list.length;
+    if (typeof count !== 'number') return;
+    let at = 0;
+    for (let i = 0; i < count; i++) {
+      const entry = list[i] as Record<number, unknown> | null;
+      const id = entry?.[0];
+      const length = entry?.[1];
+      if (typeof id !== 'number' || typeof length !== 'number') return;
+      deliver(id, stringSlice(replies, at, at + length));
+      at += length;
+    }
+  } catch {
+    // only the host calls this; a broken index is dropped
+  }
 }
 
 function isPositiveInteger(v: unknown): v is number {

@@ -25,17 +25,28 @@ export function failure(
   return { ok: false, error: errorInfo(code, message, extra) };
 }
 
-/** A deep-frozen copy of a JSON value: what hooks and listeners see of a call's arguments. */
+/**
+ * A deep-frozen copy of a JSON value: what hooks and listeners see of a call's arguments. The value
+ * is plain JSON (the `create` stage checked it: no cycle, no accessor, no class instance), so a
+ * direct copy does what `structuredClone` did, at a fraction of its cost per call. An own
+ * `__proto__` key stays an own data property.
+ */
 export function frozenCopy(value: JsonValue): JsonValue {
-  return deepFreeze(structuredClone(value));
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return Object.freeze(value.map(frozenCopy)) as JsonValue;
+  const out: Record<string, JsonValue> = {};
+  for (const key of Object.keys(value)) {
+    const v = frozenCopy(value[key] as JsonValue);
+    if (key === '__proto__')
+      Object.defineProperty(out, key, {
+        value: v,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    else out[key] = v;
   }
-  return value;
+  return Object.freeze(out);
 }
 
 /** Tool-body error codes a body may raise itself (as an IsocodeError); anything else is TOOL_ERROR. */

@@ -7,7 +7,6 @@
  * dispatching them, and {@link HostBridge.settled} waits for every started dispatch.
  */
 import { setMaxListeners } from 'node:events';
-import PQueue from 'p-queue';
 import { jsonTooDeep, MAX_JSON_DEPTH, type JsonValue } from '../json.js';
 import { REPLY } from '../../sdk-templates/isolate/protocol.js';
 import type { CallEvent, CallTrace, Dispatch, DispatchResult, SandboxLimits } from './types.js';
@@ -49,19 +48,19 @@ export class HostBridge {
   private accepted = 0;
   private dispatchedCount = 0;
   private queuedBytes = 0;
-  /** Calls in flight (`maxCallsInFlight` at once) and waiting for a slot, in arrival order. */
-  private readonly queue: PQueue;
-  /** Aborted when the run ends: waiting calls are refused. */
-  private readonly ending = new AbortController();
+  /** Calls holding one of the `maxCallsInFlight` slots. */
+  private running = 0;
+  /**
+   * Calls waiting for a slot, in arrival order: each is told `true` when a finishing call hands it
+   * its slot, `false` when the run ends first. (A counter and a list: a queue library's promise,
+   * events and bookkeeping per call cost more than the call's own work here.)
+   */
+  private readonly waiting: ((started: boolean) => void)[] = [];
   private readonly started = new Set<Promise<unknown>>();
   /** Made at the first dispatch: a run without calls needs no signal. */
   private controller: AbortController | undefined;
 
-  constructor(private readonly options: HostBridgeOptions) {
-    this.queue = new PQueue({ concurrency: options.limits.maxCallsInFlight });
-    // Every waiting call listens on it: many at once is expected, not a leak.
-    setMaxListeners(0, this.ending.signal);
-  }
+  constructor(private readonly options: HostBridgeOptions) {}
 
   /** Binding calls that reached `dispatch`. */
   get dispatched(): number {
@@ -118,11 +117,11 @@ export class HostBridge {
       );
     }
     // A call waiting for a slot holds only its JSON text, within the run's queue budget; it is
-    // parsed once it has its slot. The queue refuses waiting calls once the run has ended.
-    const waits = this.queue.pending >= this.queue.concurrency;
+    // parsed once it has its slot. Waiting calls are refused once the run has ended.
+    const waits = this.running >= limits.maxCallsInFlight;
     if (
       waits &&
-      (this.queue.size >= limits.maxQueuedCalls ||
+      (this.waiting.length >= limits.maxQueuedCalls ||
         this.queuedBytes + argsJson.length > limits.maxQueuedBytes)
     ) {
       return failure(
@@ -130,25 +129,36 @@ export class HostBridge {
         `too many tool calls waiting at once (limits: ${limits.maxQueuedCalls} calls, ${limits.maxQueuedBytes} bytes of arguments); await some before starting more`,
       );
     }
-    // A call with a free slot starts inside `add`: the end of the run cannot catch it waiting, so
-    // it needs no signal (a reply after the end is dropped by `dispatchOne`).
-    if (!waits) return this.queue.add(() => this.dispatchOne(tool, argsJson, trace));
+    // A call with a free slot starts now: the end of the run cannot catch it waiting (a reply
+    // after the end is dropped by `dispatchOne`).
+    if (!waits) {
+      this.running++;
+      return this.inSlot(tool, argsJson, trace);
+    }
     this.queuedBytes += argsJson.length;
-    let started = false;
+    const started = await new Promise<boolean>((resolve) => this.waiting.push(resolve));
+    this.queuedBytes -= argsJson.length;
+    if (!started)
+      return failure('ABORTED_BEFORE_DISPATCH', `the program finished before ${tool} could start`);
     try {
-      return await this.queue.add(
-        () => {
-          started = true;
-          this.queuedBytes -= argsJson.length;
-          return this.dispatchOne(tool, argsJson, trace);
-        },
-        { signal: this.ending.signal },
-      );
+      return await this.inSlot(tool, argsJson, trace);
     } catch {
-      if (!started) this.queuedBytes -= argsJson.length;
-      return started
-        ? failure('ABORTED', 'the program has already finished')
-        : failure('ABORTED_BEFORE_DISPATCH', `the program finished before ${tool} could start`);
+      return failure('ABORTED', 'the program has already finished');
+    }
+  }
+
+  /** Runs a call in the slot it holds, then hands the slot to the first waiting call, if any. */
+  private async inSlot(
+    tool: string,
+    argsJson: string,
+    trace: CallTrace | undefined,
+  ): Promise<string> {
+    try {
+      return await this.dispatchOne(tool, argsJson, trace);
+    } finally {
+      const next = this.waiting.shift();
+      if (next === undefined) this.running--;
+      else next(true);
     }
   }
 
@@ -254,7 +264,7 @@ export class HostBridge {
     if (this.ended) return;
     this.ended = true;
     this.controller?.abort(RUN_ENDED);
-    this.ending.abort(RUN_ENDED);
+    for (const refuse of this.waiting.splice(0)) refuse(false);
   }
 
   /** Resolves once every started dispatch has settled. */

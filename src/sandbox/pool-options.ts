@@ -42,6 +42,16 @@ export interface SandboxPoolOptions {
    * @default 5
    */
   watchdogIntervalMs?: number | undefined;
+  /**
+   * Replies to binding calls enter the isolate synchronously on this thread (`applySync`), so the
+   * program resumes without a hop to isolated-vm's thread pool; the resumed slice of the program
+   * runs under isolated-vm's `timeout` set to the run's remaining CPU and wall budgets (the
+   * watchdog cannot tick while this thread runs the isolate). Only for a process that serves one
+   * run at a time and does nothing else: a sandbox worker process. A host that serves other work
+   * (the in-process mode) must not set it: a program would block its event loop.
+   * @default false
+   */
+  syncReplies?: boolean | undefined;
 }
 
 /** Counters of a pool. */
@@ -69,6 +79,7 @@ export interface PoolSettings {
   maxRunsPerIsolate: number;
   recycleHeapFraction: number;
   watchdogIntervalMs: number;
+  syncReplies: boolean;
   limits: SandboxLimits;
 }
 
@@ -106,6 +117,7 @@ export function resolvePoolOptions(options: SandboxPoolOptions): PoolSettings {
     maxRunsPerIsolate,
     recycleHeapFraction,
     watchdogIntervalMs,
+    syncReplies: options.syncReplies === true,
     limits: resolveLimits(DEFAULT_LIMITS, options.defaultLimits),
   };
 }

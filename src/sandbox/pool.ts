@@ -53,6 +53,8 @@ export class SandboxPool {
   private readonly recycleHeapFraction: number;
   private readonly limits: SandboxLimits;
   private readonly watchdog: Watchdog;
+  /** Replies enter the isolate synchronously (see `SandboxPoolOptions.syncReplies`). */
+  private readonly syncReplies: boolean;
   /** Idle isolates with a prepared context, most recently used last. */
   private readonly warm: SandboxIsolate[] = [];
   /** Isolates with the pool's memory limit serving a run. */
@@ -85,6 +87,7 @@ export class SandboxPool {
     this.recycleHeapFraction = settings.recycleHeapFraction;
     this.limits = settings.limits;
     this.watchdog = new Watchdog(settings.watchdogIntervalMs);
+    this.syncReplies = settings.syncReplies;
   }
 
   /**
@@ -145,6 +148,7 @@ export class SandboxPool {
         bindings,
         limits,
         watchdog: this.watchdog,
+        syncReplies: this.syncReplies,
         isolateMs: performance.now() - startedAt,
       });
     } catch {

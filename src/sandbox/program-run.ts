@@ -34,6 +34,8 @@ export interface ProgramRunOptions {
   bindings: PreparedBindings;
   limits: SandboxLimits;
   watchdog: Watchdog;
+  /** Replies enter the isolate synchronously on this thread (see `SandboxPoolOptions.syncReplies`). */
+  syncReplies?: boolean | undefined;
   /** Time it took to obtain the isolate, in ms (reported in stats). */
   isolateMs: number;
 }
@@ -135,40 +137,6 @@ export class ProgramRun {
       limits,
       onCall: request.onCall,
     });
-    const arrivals = new Arrivals();
-    const ended = new Promise<void>((resolve) => (this.wake = resolve));
-    // The context's port: every message of the isolate arrives here, one-way (`MESSAGE`). Binding
-    // calls are answered through the context's `entry` as `(id, reply)`, one-way too. Replies stop
-    // once the outcome is in or the run is killed: a late reply is dropped here and never enters
-    // the isolate.
-    const durable = request.durable !== undefined;
-    port.attach((kind, a, b, c, d, e) => {
-      if (kind === MESSAGE.outcome) {
-        if (this.outcomeText === undefined && typeof a === 'string') {
-          this.outcomeText = a;
-          this.wake();
-        }
-        return;
-      }
-      arrivals.arrive();
-      if (kind === MESSAGE.log) {
-        logs.push(a, b);
-        return;
-      }
-      if (kind !== MESSAGE.call || typeof a !== 'number' || !Number.isSafeInteger(a)) return;
-      // A durable run's call carries its trace; a malformed one (null) is refused by the bridge.
-      const trace = durable ? (readCallTrace(d, e, request.mapPosition) ?? null) : undefined;
-      void bridge.handle(b, c, trace).then((reply) => {
-        if (this.outcomeText !== undefined || this.killReason !== undefined || this.finished)
-          return;
-        try {
-          entry.applyIgnored(undefined, [a, reply]);
-        } catch {
-          // the isolate is gone
-        }
-      });
-    });
-
     // `cpuTime` is cumulative per isolate: the budget is measured from this run's start (the isolate
     // is idle here, or installing this run's scope: its context was prepared by an awaited call).
     const cpuStart = sbx.cpuMs() ?? 0;
@@ -192,6 +160,101 @@ export class ProgramRun {
         else if (wallUsed(now) > limits.wallMs) this.kill('wall');
       },
     };
+    const arrivals = new Arrivals();
+    // A reply resumes the program: one-way through isolated-vm's thread pool, or (a sandbox worker
+    // process, `syncReplies`) on this thread at once, the resumed slice bounded by what is left of
+    // the run's CPU and wall budgets (the watchdog cannot tick meanwhile; a slice's wall time is
+    // never less than its CPU time, so the CPU limit holds). isolated-vm runs the isolate's
+    // microtasks — the program's continuation — inside the timed call.
+    let firstSlice = true;
+    const deliver = (a: number | string, b: string): void => {
+      if (!this.options.syncReplies) {
+        try {
+          entry.applyIgnored(undefined, [a, b]);
+        } catch {
+          // the isolate is gone
+        }
+        return;
+      }
+      const now = performance.now();
+      const cpuLeft = limits.cpuMs - ((sbx.cpuMs() ?? cpuLast) - cpuStart);
+      const wallLeft = limits.wallMs - wallUsed(now);
+      const left = Math.min(cpuLeft, wallLeft);
+      // isolated-vm's timers share threads: a timer joins one whose next deadline is earlier than
+      // its own, else it starts a thread (~15 µs). A run's deadlines `now + left` never move
+      // earlier (the isolate's CPU time cannot grow faster than the wall clock), so the first slice
+      // rounds down and every later one rounds up plus 1 ms: each later timer joins the thread of
+      // the first. The limit is overshot by at most 2 ms (the watchdog's own tick is 5 ms).
+      const timeout = firstSlice ? Math.floor(left) : Math.ceil(left) + 1;
+      firstSlice = false;
+      if (timeout <= 0) {
+        this.kill(cpuLeft <= wallLeft ? 'cpu' : 'wall');
+        return;
+      }
+      try {
+        entry.applySync(undefined, [a, b], { timeout });
+      } catch {
+        // The isolate is gone (the watchdog reports it), a guest promise rejection was left
+        // unhandled in the slice (ignored, as one-way calls ignore it), or the slice timed out:
+        // only the time spent tells the last apart, so a guest cannot fake it.
+        if (performance.now() - now >= timeout) this.kill(cpuLeft <= wallLeft ? 'cpu' : 'wall');
+      }
+    };
+    // Replies that are ready in one turn (the answers of a `Promise.all`, from one frame) enter the
+    // isolate together, in one call: `(id, reply)` for one, `(indexJson, replies)` for several. A
+    // reply that leaves no call unanswered goes in at once (a sequential program waits for no tick).
+    let awaiting = 0;
+    let readyIds: number[] = [];
+    let readyReplies: string[] = [];
+    const flushReplies = (): void => {
+      const ids = readyIds;
+      const replies = readyReplies;
+      readyIds = [];
+      readyReplies = [];
+      if (ids.length === 0) return;
+      if (this.outcomeText !== undefined || this.killReason !== undefined || this.finished) return;
+      if (ids.length === 1) deliver(ids[0] as number, replies[0] as string);
+      else
+        deliver(
+          JSON.stringify(ids.map((id, i) => [id, (replies[i] as string).length])),
+          replies.join(''),
+        );
+    };
+    const ended = new Promise<void>((resolve) => (this.wake = resolve));
+    // The context's port: every message of the isolate arrives here, one-way (`MESSAGE`). Binding
+    // calls are answered through the context's `entry` as `(id, reply)`, one-way too. Replies stop
+    // once the outcome is in or the run is killed: a late reply is dropped here and never enters
+    // the isolate.
+    const durable = request.durable !== undefined;
+    port.attach((kind, a, b, c, d, e) => {
+      if (kind === MESSAGE.outcome) {
+        if (this.outcomeText === undefined && typeof a === 'string') {
+          this.outcomeText = a;
+          this.wake();
+        }
+        return;
+      }
+      arrivals.arrive();
+      if (kind === MESSAGE.log) {
+        logs.push(a, b);
+        return;
+      }
+      if (kind !== MESSAGE.call || typeof a !== 'number' || !Number.isSafeInteger(a)) return;
+      // A durable run's call carries its trace; a malformed one (null) is refused by the bridge.
+      const trace = durable ? (readCallTrace(d, e, request.mapPosition) ?? null) : undefined;
+      awaiting++;
+      void bridge.handle(b, c, trace).then((reply) => {
+        awaiting--;
+        if (this.outcomeText !== undefined || this.killReason !== undefined || this.finished)
+          return;
+        readyReplies.push(reply);
+        if (awaiting === 0) {
+          readyIds.push(a);
+          flushReplies();
+        } else if (readyIds.push(a) === 1) process.nextTick(flushReplies);
+      });
+    });
+
     const onAbort = (): void => this.kill('aborted');
     request.signal?.addEventListener('abort', onAbort, { once: true });
     watchdog.add(watched);

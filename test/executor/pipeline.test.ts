@@ -308,6 +308,33 @@ describe('the pipeline', () => {
     expect(got).toEqual({ x: 'original' });
   });
 
+  it('hooks see a deep, frozen copy of nested arguments; an own __proto__ key stays data', async () => {
+    let seen: unknown;
+    let got: unknown;
+    const t = defineTool({
+      name: 't',
+      description: '',
+      input: { type: 'object' },
+      execute: (a) => ((got = a), 1),
+    });
+    const rt = await createRuntime({
+      tools: [t],
+      hooks: { preExecute: (ctx) => void (seen = ctx.call.args) },
+    });
+    const args = JSON.parse('{"list":[{"a":1},[2,null]],"__proto__":{"polluted":true}}') as object;
+    await rt.execute({ name: 't', args });
+    expect(seen).not.toBe(args);
+    expect(seen).toEqual(args);
+    const view = seen as { list: [{ a: number }, unknown[]] };
+    expect(Object.isFrozen(view.list)).toBe(true);
+    expect(Object.isFrozen(view.list[0])).toBe(true);
+    expect(Object.isFrozen(view.list[1])).toBe(true);
+    expect(Object.getPrototypeOf(view)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(view, '__proto__')?.value).toEqual({ polluted: true });
+    expect(Object.isFrozen(args)).toBe(false);
+    expect(got).toBe(args);
+  });
+
   it('a throwing pre-execute hook or guard is contained as a denial', async () => {
     const rt = await createRuntime({
       tools: [echo],

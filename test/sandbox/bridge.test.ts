@@ -374,6 +374,45 @@ describe('ordering, overlap and limits on calls', () => {
     expect(peak).toBe(2);
   });
 
+  it('holds calls beyond maxCallsInFlight within maxQueuedCalls and maxQueuedBytes, in order', async () => {
+    const started: unknown[] = [];
+    const { dispatch } = recordingDispatch(async (_tool, args) => {
+      started.push(args);
+      await sleep(5);
+      return { ok: true, value: args };
+    });
+    const body = (sizes: number[]) =>
+      `const r = await Promise.allSettled([${sizes.map((n, i) => `tools.echo({ i: ${i}, pad: 'x'.repeat(${n}) })`).join(', ')}]);
+       return r.map((x) => x.status === 'fulfilled' ? x.value.i : x.reason.code + ': ' + x.reason.message);`;
+    const waiting = (calls: number, bytes: number) =>
+      `LIMIT_EXCEEDED: too many tool calls waiting at once (limits: ${calls} calls, ${bytes} bytes of arguments); await some before starting more`;
+    // One in flight, two waiting: the fourth and fifth are refused.
+    expect(
+      expectOk(
+        await runBody(pool, body([1, 1, 1, 1, 1]), {
+          dispatch,
+          limits: { maxCallsInFlight: 1, maxQueuedCalls: 2 },
+        }),
+      ),
+    ).toEqual([0, 1, 2, waiting(2, 8 * 1024 * 1024), waiting(2, 8 * 1024 * 1024)]);
+    expect(started.map((a) => (a as { i: number }).i)).toEqual([0, 1, 2]);
+    // The bytes of waiting arguments: the second call (~60 bytes) fits in 100, the third does not;
+    // once the queue drains, a later call waits again.
+    started.length = 0;
+    expect(
+      expectOk(
+        await runBody(
+          pool,
+          `${body([1, 40, 40]).replace('return', 'const first =')}
+           const again = await Promise.all([tools.echo({ i: 3 }), tools.echo({ i: 4 })]);
+           return [...first, ...again.map((x) => x.i)];`,
+          { dispatch, limits: { maxCallsInFlight: 1, maxQueuedBytes: 100 } },
+        ),
+      ),
+    ).toEqual([0, 1, waiting(256, 100), 3, 4]);
+    expect(started.map((a) => (a as { i: number }).i)).toEqual([0, 1, 3, 4]);
+  });
+
   it('counts calls against maxCalls, host and isolate alike', async () => {
     const { dispatch, calls } = recordingDispatch();
     const outcome = await runBody(

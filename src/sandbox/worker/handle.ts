@@ -24,7 +24,9 @@ import { failedRun } from '../outcome.js';
 import { deathOutcome, type KillReason } from './death.js';
 import {
   BINDINGS_CACHE,
+  frameMessages,
   isWorkerMessage,
+  Outbox,
   type HostMessage,
   type TranspileReply,
   type WorkerMessage,
@@ -106,6 +108,14 @@ export class WorkerHandle {
   hotTicks = 0;
   /** When the worker last became idle (performance.now()). */
   idleSince = performance.now();
+  /** What this turn sends to the worker, written as one frame at its end. */
+  private readonly outbox = new Outbox<HostMessage>((frame) => {
+    try {
+      this.child.send(frame);
+    } catch {
+      this.kill('retired');
+    }
+  });
 
   constructor(
     private readonly child: ChildProcess,
@@ -116,8 +126,11 @@ export class WorkerHandle {
     // A worker that never gets ready (a stuck start) is killed: its lease then fails over.
     const startup = setTimeout(() => this.kill('retired'), STARTUP_TIMEOUT_MS);
     startup.unref();
+    // 'close', not 'exit': the exit can be seen before the last messages the worker wrote (a
+    // `fatal` report just before it ended itself) are read; 'close' comes after the IPC channel
+    // and stderr are drained.
     this.exited = new Promise((resolve) => {
-      child.once('exit', (_code, signal) => {
+      child.once('close', (_code, signal) => {
         this.exitSignal = signal;
         onReady(false);
         this.onExit();
@@ -131,16 +144,21 @@ export class WorkerHandle {
     child.stderr?.on('data', (chunk: string) => {
       this.stderrTail = (this.stderrTail + chunk).slice(-2048);
     });
-    child.on('message', (raw: unknown) => {
-      if (!isWorkerMessage(raw)) {
+    child.on('message', (frame: unknown) => {
+      const messages = frameMessages(frame);
+      if (messages === undefined) {
         this.kill('retired');
         return;
       }
-      if (raw.t === 'ready') {
-        this.started = true;
-        clearTimeout(startup);
-        onReady(true);
-      } else this.onMessage(raw);
+      // Each message of a frame is read as if it had come alone.
+      for (const raw of messages) {
+        if (!isWorkerMessage(raw)) this.kill('retired');
+        else if (raw.t === 'ready') {
+          this.started = true;
+          clearTimeout(startup);
+          onReady(true);
+        } else this.onMessage(raw);
+      }
     });
   }
 
@@ -315,11 +333,7 @@ export class WorkerHandle {
   }
 
   private send(message: HostMessage): void {
-    try {
-      this.child.send(message);
-    } catch {
-      this.kill('retired');
-    }
+    this.outbox.send(message);
   }
 
   private onMessage(message: Exclude<WorkerMessage, { t: 'ready' }>): void {

@@ -14,18 +14,25 @@ import type { TranspileResult } from '../../compile/types.js';
 import type { DispatchResult } from '../types.js';
 import {
   BINDINGS_CACHE,
+  frameMessages,
+  Outbox,
   type HostMessage,
   type WorkerMessage,
   type WorkerSettings,
 } from './protocol.js';
 import type { SandboxBinding } from '../types.js';
 
-function send(message: WorkerMessage): void {
+/** What this turn sends to the host (logs, calls, outcomes), written as one frame at its end. */
+const outbox = new Outbox<WorkerMessage>((frame) => {
   try {
-    process.send?.(message);
+    process.send?.(frame);
   } catch {
     // the channel is closed: the supervisor is gone and so will we be
   }
+});
+
+function send(message: WorkerMessage): void {
+  outbox.send(message);
 }
 
 /** Ends this process at once: isolated-vm waits for its isolates at a normal exit. */
@@ -38,6 +45,7 @@ function die(): never {
 function fatal(reason: 'memory' | 'catastrophic', message: string): void {
   const timer = setTimeout(die, 200);
   try {
+    outbox.flush();
     process.send?.({ t: 'fatal', reason, message } satisfies WorkerMessage, () => die());
   } catch {
     clearTimeout(timer);
@@ -53,15 +61,16 @@ process.on('disconnect', die);
  * emits IPC messages on the next tick, so more can arrive between `init` and the line that installs
  * the main handler; they wait here. (The host sends nothing else before `ready`.)
  */
-const early: HostMessage[] = [];
+const early: unknown[] = [];
 let wake: (() => void) | undefined;
-const takeEarly = (raw: unknown): void => {
-  early.push(raw as HostMessage);
+const takeEarly = (frame: unknown): void => {
+  early.push(frame);
   wake?.();
 };
 process.on('message', takeEarly);
 await new Promise<void>((resolve) => (wake = resolve));
-const first = early.shift();
+// `init` is written alone (spawn.ts), never in a batch.
+const first = early.shift() as HostMessage | undefined;
 if (first === undefined || first.t !== 'init') die();
 const settings: WorkerSettings = first.settings;
 
@@ -72,6 +81,7 @@ const pool = new SandboxPool({
   maxIdle: 1,
   defaultLimits: settings.limits,
   watchdogIntervalMs: settings.watchdogIntervalMs,
+  syncReplies: true,
 });
 
 /** Transpiled programs waiting for their run (the supervisor runs one right after its transpile). */
@@ -187,8 +197,7 @@ async function run(message: HostMessage & { t: 'run' }): Promise<void> {
   }
 }
 
-function onMessage(raw: unknown): void {
-  const message = raw as HostMessage;
+function onMessage(message: HostMessage): void {
   switch (message.t) {
     case 'init':
       return; // only the first counts
@@ -217,9 +226,14 @@ function onMessage(raw: unknown): void {
   }
 }
 
+/** Each message of a frame in order (a batch, or one message). */
+function onFrame(frame: unknown): void {
+  for (const message of frameMessages(frame) ?? []) onMessage(message as HostMessage);
+}
+
 process.off('message', takeEarly);
-process.on('message', onMessage);
-for (const message of early.splice(0)) onMessage(message);
+process.on('message', onFrame);
+for (const frame of early.splice(0)) onFrame(frame);
 
 const selfCheck = setInterval(() => {
   const rss = process.memoryUsage.rss();

@@ -4,6 +4,11 @@
  * sends back logs, calls and outcomes. The worker is trusted code, but it runs hostile programs: the
  * host validates the shape of every message it reads (see `isWorkerMessage`) and bounds what it
  * holds per run (calls in flight, log bytes), so a confused worker cannot grow the host.
+ *
+ * Both sides write through an {@link Outbox}: what one turn of the event loop produced (the calls
+ * of a `Promise.all`, the replies of calls that settled together) crosses as one frame, a
+ * {@link Batch}, with one write and one wake-up of the other process. A frame is read as the
+ * messages it holds, in order, each checked as if it had come alone.
  */
 import type { JsonValue } from '../../json.js';
 import type { Diagnostic } from '../../compile/types.js';
@@ -75,6 +80,15 @@ export type WorkerMessage =
   /** The worker is going down on its own: over its memory budget, or V8 lost an isolate. */
   | { t: 'fatal'; reason: 'memory' | 'catastrophic'; message: string };
 
+/** Several messages in one IPC frame, in the order they were sent (either way; never nested). */
+export interface Batch<M> {
+  t: 'batch';
+  m: M[];
+}
+
+/** Most messages in one frame: an outbox splits longer runs of messages; a longer frame is refused. */
+export const MAX_BATCH = 1024;
+
 const TYPES = new Set(['ready', 'transpiled', 'log', 'call', 'done', 'fatal']);
 
 /** A cheap shape check of a message from a worker: the type tag and, where used, a numeric id. */
@@ -83,4 +97,45 @@ export function isWorkerMessage(value: unknown): value is WorkerMessage {
   const m = value as { t?: unknown; id?: unknown };
   if (typeof m.t !== 'string' || !TYPES.has(m.t)) return false;
   return m.t === 'ready' || m.t === 'fatal' || Number.isSafeInteger(m.id);
+}
+
+/**
+ * The messages a frame holds, in order: a batch's list, or the frame itself (checked by the reader
+ * as one message). Undefined for a malformed batch: no list, or an empty one, or one longer than
+ * {@link MAX_BATCH}. A batch inside a batch is a malformed message.
+ */
+export function frameMessages(frame: unknown): unknown[] | undefined {
+  if (typeof frame !== 'object' || frame === null || (frame as { t?: unknown }).t !== 'batch')
+    return [frame];
+  const messages = (frame as { m?: unknown }).m;
+  return Array.isArray(messages) && messages.length > 0 && messages.length <= MAX_BATCH
+    ? (messages as unknown[])
+    : undefined;
+}
+
+/**
+ * Queues messages and writes them once the current turn's callbacks and microtasks are done
+ * (`process.nextTick` from the first message): one message as it is, several as one
+ * {@link Batch} (split every {@link MAX_BATCH} messages). Order is kept.
+ */
+export class Outbox<M> {
+  private queue: M[] = [];
+
+  constructor(private readonly write: (frame: M | Batch<M>) => void) {}
+
+  /** Queues `message` for the end of this turn. */
+  send(message: M): void {
+    if (this.queue.push(message) === 1) process.nextTick(this.flush);
+  }
+
+  /** Writes what is queued now (before a message that must leave at once). */
+  readonly flush = (): void => {
+    const queue = this.queue;
+    if (queue.length === 0) return;
+    this.queue = [];
+    if (queue.length === 1) this.write(queue[0] as M);
+    else
+      for (let i = 0; i < queue.length; i += MAX_BATCH)
+        this.write({ t: 'batch', m: queue.slice(i, i + MAX_BATCH) });
+  };
 }
