@@ -16,7 +16,13 @@ export const SOAK_CONCURRENCY = 4;
 export const SOAK_CHECKPOINTS = 10;
 
 const CHILD = fileURLToPath(new URL('./soak-child.ts', import.meta.url));
-const SLOW = new Set(['worker-thread', 'run']);
+/**
+ * Engines that soak a tenth as long: a new worker or QuickJS context per run is slow, and workerd
+ * (through miniflare) keeps every dynamic Worker it loaded — each run loads a new one, as
+ * `@cloudflare/codemode` does — so at 10,000 runs it grew past 1.2 GiB and its fetches failed from
+ * about the 5,000th run on (a local limit of the baseline's harness, not of isocode).
+ */
+const SLOW = new Set(['worker-thread', 'run', 'workerd']);
 const CHILD_TIMEOUT_MS = 30 * 60_000;
 
 export const soakScenario: Scenario = {
@@ -116,7 +122,7 @@ export const soakScenario: Scenario = {
     out.tables.push(table);
     out.data = data;
     out.notes.push(
-      `Each engine soaks in a fresh process; RSS is read after a forced GC at ${SOAK_CHECKPOINTS + 1} checkpoints and growth = last − first. Child processes are read from /proc: sandbox workers (named by their entry file) count with the host in "host + workers growth" (the soak-rss target), from the first checkpoint after the first slice, when the pool has scaled to the soak's concurrency ("workers growth from start" includes that scaling); the rest (the type-checker) grows from the same checkpoint (after the checker's caches fill). worker-thread and run soak ${Math.ceil(ctx.budget.soakRuns / 10)} runs (a new worker or context per run makes 10,000 take many minutes); the others ${ctx.budget.soakRuns}.`,
+      `Each engine soaks in a fresh process; RSS is read after a forced GC at ${SOAK_CHECKPOINTS + 1} checkpoints and growth = last − first. Child processes are read from /proc: sandbox workers (named by their entry file) count with the host in "host + workers growth" (the soak-rss target), from the first checkpoint after the first slice, when the pool has scaled to the soak's concurrency ("workers growth from start" includes that scaling); the rest (the type-checker) grows from the same checkpoint (after the checker's caches fill). worker-thread, run and workerd soak ${Math.ceil(ctx.budget.soakRuns / 10)} runs (a new worker or context per run makes 10,000 take many minutes; miniflare keeps every dynamic Worker it loaded, and at 10,000 runs workerd grew past 1.2 GiB and failed from about the 5,000th run on); the others ${ctx.budget.soakRuns}.`,
     );
     return out;
   },
