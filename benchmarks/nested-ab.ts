@@ -16,17 +16,9 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { importCheckout, type CheckoutRuntime } from './lib/checkout.js';
 
-interface Runtime {
-  execute(call: unknown, options: { scope: string }): Promise<{ ok: boolean; error?: unknown }>;
-  close(): Promise<void>;
-}
-interface IsocodeModule {
-  defineTool(definition: unknown): unknown;
-  createRuntime(options: unknown): Promise<Runtime>;
-}
+type Runtime = CheckoutRuntime;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -51,8 +43,7 @@ const PROGRAMS = {
 type Kind = keyof typeof PROGRAMS;
 
 async function open(root: string): Promise<Runtime> {
-  const url = pathToFileURL(resolve(root, 'src/index.ts')).href;
-  const mod = (await import(url)) as IsocodeModule;
+  const mod = await importCheckout(root);
   const tool = mod.defineTool({
     name: 'kv.get',
     description: 'Gets.',

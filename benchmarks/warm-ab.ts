@@ -19,23 +19,12 @@
  * so it is the cost of one runtime's runs while the other is idle. Prints medians and B ÷ A.
  */
 import { parseArgs } from 'node:util';
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { readdirSync, readFileSync } from 'node:fs';
+import { catalogTools, importCheckout, type CheckoutRuntime } from './lib/checkout.js';
 import { buildCatalog } from './scenarios/catalog.js';
 import { REALISTIC_PROGRAM } from './scenarios/programs.js';
 
-interface Runtime {
-  execute(
-    call: unknown,
-    options: { scope: string },
-  ): Promise<{ ok: boolean; error?: { message?: string } }>;
-  close(): Promise<void>;
-}
-interface IsocodeModule {
-  defineTool(definition: unknown): unknown;
-  createRuntime(options: unknown): Promise<Runtime>;
-}
+type Runtime = CheckoutRuntime;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -69,19 +58,8 @@ async function open(spec: string, typecheck: boolean): Promise<Runtime> {
   const colon = spec.indexOf(':');
   const root = colon < 0 ? spec : spec.slice(0, colon);
   const extra = colon < 0 ? {} : (JSON.parse(spec.slice(colon + 1)) as Record<string, unknown>);
-  const url = pathToFileURL(resolve(root, 'src/index.ts')).href;
-  const mod = (await import(url)) as IsocodeModule;
-  const catalog = buildCatalog(50);
-  const tools = catalog.tools.map((tool) =>
-    mod.defineTool({
-      name: tool.name,
-      description: tool.description,
-      input: tool.input,
-      output: tool.output,
-      isConcurrencySafe: tool.isConcurrencySafe,
-      execute: (args: Record<string, unknown>) => tool.execute(args),
-    }),
-  );
+  const mod = await importCheckout(root);
+  const tools = catalogTools(mod, buildCatalog(50));
   return mod.createRuntime({
     tools,
     scopes: { c: { mode: 'code' } },

@@ -13,6 +13,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { catalogTools } from '../lib/checkout.js';
 import type { BenchCatalog, Engine, RunOutcome, StageTimings } from './types.js';
 
 /** The part of isocode's runtime the benchmarks use. */
@@ -201,16 +202,7 @@ export async function createIsocodeEngine(
   return {
     name,
     async setup(catalog: BenchCatalog) {
-      const tools = catalog.tools.map((tool) =>
-        mod.defineTool({
-          name: tool.name,
-          description: tool.description,
-          input: tool.input,
-          output: tool.output,
-          isConcurrencySafe: tool.isConcurrencySafe,
-          execute: (args: unknown) => tool.execute(record(args) ?? {}),
-        }),
-      );
+      const tools = catalogTools(mod, catalog);
       runtime = await mod.createRuntime({
         tools,
         scopes: { [CODE_SCOPE]: { mode: 'code' }, [DIRECT_SCOPE]: { mode: 'native' } },
