@@ -45,7 +45,7 @@ function throughput(metrics: Metrics, engine: string, cores: number): string {
   const child = metrics[`throughput.c8.${engine}.childCpuMsPerRun`] ?? 0;
   if (cpu === undefined) return '';
   const ceiling = (cores * 1000) / (cpu + child);
-  return `CPU per run ${f(cpu)} ms in this process + ${f(child)} ms in child processes (the checker): on ${cores} cores that caps throughput near ${f(ceiling, 0)} runs/s, so the cost is CPU per run, not concurrency.`;
+  return `CPU per run ${f(cpu)} ms in this process + ${f(child)} ms in child processes (sandbox workers and the checker): on ${cores} cores that caps throughput near ${f(ceiling, 0)} runs/s, so the cost is CPU per run, not concurrency.`;
 }
 
 function ratio(metrics: Metrics, engine: string, baseline: string, limit: number): string {
@@ -61,6 +61,27 @@ function cold(metrics: Metrics): string {
   const first = metrics['cold.isocode.firstProgramMs'];
   return `createRuntime ${f(setup, 0)} ms (checker process and isolate pool starting) + first run ${f(first, 0)} ms.`;
 }
+
+/**
+ * What would close each target when it is missed: the profile behind it and the levers left, as
+ * measured in the decision records (static: a run cannot measure the levers it does not have).
+ */
+const CLOSE: Readonly<Record<string, string>> = {
+  'dispatch-seq':
+    "Where the time goes and what would close it (decision 025): two pipe writes that wake the other process (~30 µs) and the executor's nested pipeline (~29 µs) per call; a shared-memory channel, one timer and signal per run instead of per call, arguments passed through the worker as text.",
+  'dispatch-batch':
+    "Decision 025: a batch already pays one frame each way; what is left per call is the executor's nested pipeline, the bridge and the run wrappers.",
+  'latency-check':
+    'Decision 026: the native checker spends ~3 ms per check inside the compiler and its JSON-RPC client ~1.3 ms on the host; a checker that reuses the merged globals across snapshots would close most of it (a repeated program already answers from the check cache).',
+  'latency-nocheck':
+    'Decision 026: ~5 ms of CPU per run across host and worker (a fresh context per run, calls into the isolate, IPC, GC); a startup snapshot of the bootstrap (benchmarks/snapshot-probe.ts: ~0.6 ms CPU less per context), one message for transpile-and-run, fewer worker restarts.',
+  'cold-start':
+    "Decision 022 §3d: the sandbox worker's start (~170 ms), the checker's first SDK compile and the savings ledger's tokenizer (~130 ms, on the host thread); a snapshot of the worker's bootstrap and the tokenizer off the host's thread.",
+  'throughput-check': 'Decision 026: the same CPU per run as the warm run with the check.',
+  'throughput-nocheck': 'Decision 026: the same CPU per run as the warm run without the check.',
+  'vs-worker': 'Decision 026: the warm-run levers (the fixed cost per run).',
+  'vs-run': 'Decision 026: the warm-run levers (the fixed cost per run).',
+};
 
 /** One explanation per missed target, plus a line on machine load when it was high. */
 export function explainMisses(
@@ -84,7 +105,9 @@ export function explainMisses(
   };
   const lines = targets
     .filter((t) => t.status === 'missed')
-    .map((t) => `${t.description}: ${t.margin}. ${why[t.id]?.() ?? ''}`.trim());
+    .map((t) =>
+      `${t.description}: ${t.margin}. ${why[t.id]?.() ?? ''} ${CLOSE[t.id] ?? ''}`.trim(),
+    );
   const load = Math.max(environment.loadAverage.start, environment.loadAverage.end);
   if (lines.length > 0 && load > environment.cores) {
     lines.push(
