@@ -33,6 +33,17 @@ function processesWith(marker: string): number[] {
   return found;
 }
 
+/** The sandbox worker processes among {@link processesWith}`(marker)` (by their entry's name). */
+function workersWith(marker: string): number[] {
+  return processesWith(marker).filter((pid) => {
+    try {
+      return /sandbox[-/\\]worker/.test(readFileSync(`/proc/${pid}/cmdline`, 'latin1'));
+    } catch {
+      return false;
+    }
+  });
+}
+
 async function waitFor(check: () => boolean, ms: number): Promise<boolean> {
   for (const end = Date.now() + ms; Date.now() < end;) {
     if (check()) return true;
@@ -68,7 +79,37 @@ describe.runIf(process.platform === 'linux')('the CLI starts its sandbox worker 
     }
   });
 
-  it('the adopted worker runs with the limits of the flags, and none is left after the run', async () => {
+  it('the runtime adopts the worker started before the program was read: one process serves the run', async () => {
+    const marker = `/isocode-prestart-${randomUUID()}`;
+    const child = spawn(process.execPath, [...CLI_ARGS, 'run', '-'], {
+      cwd: ROOT,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, PATH: `${process.env.PATH ?? ''}:${marker}` },
+    });
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
+    try {
+      // The CLI waits on stdin: the one worker there now was started before the library loaded.
+      expect(await waitFor(() => workersWith(marker).length === 1, 30_000)).toBe(true);
+      const early = workersWith(marker)[0];
+      const seen = new Set<number>();
+      const watch = setInterval(() => workersWith(marker).forEach((pid) => seen.add(pid)), 5);
+      child.stdin.end(
+        `for (let i = 0; i < 900; i++) await tools.kv.set({ key: 'k' + i, value: 'v' }); return 'served';`,
+      );
+      const code = await closed;
+      clearInterval(watch);
+      expect(code).toBe(0);
+      expect(stdout).toContain('served');
+      expect([...seen]).toEqual([early]);
+    } finally {
+      child.kill('SIGKILL');
+      for (const pid of processesWith(marker)) process.kill(pid, 'SIGKILL');
+    }
+  });
+
+  it('runs under the flags\' limits (a memory bomb ends "memory") and leave no worker behind', async () => {
     const marker = `/isocode-prestart-${randomUUID()}`;
     const env = { ...process.env, PATH: `${process.env.PATH ?? ''}:${marker}` };
     const bomb = `const a: string[] = []; for (;;) a.push('x'.repeat(1024) + a.length); return 0;`;
