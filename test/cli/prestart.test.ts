@@ -52,60 +52,69 @@ async function waitFor(check: () => boolean, ms: number): Promise<boolean> {
   return check();
 }
 
-describe.runIf(process.platform === 'linux')('the CLI starts its sandbox worker early', () => {
-  it('a worker nothing adopts (sandbox: "in-process") exits with the CLI', async () => {
-    const marker = `/isocode-prestart-${randomUUID()}`;
-    const config = join(dir, 'in-process.json');
-    writeFileSync(config, JSON.stringify({ sandbox: 'in-process' }));
-    const child = spawn(process.execPath, [...CLI_ARGS, 'run', '-', '--config', config], {
-      cwd: ROOT,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...process.env, PATH: `${process.env.PATH ?? ''}:${marker}` },
-    });
-    let stdout = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
-    try {
-      // The program is not written yet: the CLI has started its worker and waits on stdin. The CLI
-      // itself carries the marker too; a second process is the worker.
-      expect(await waitFor(() => processesWith(marker).length >= 2, 30_000)).toBe(true);
-      child.stdin.end(`return (await tools.text.word_count({ text: 'a b c' })).words;`);
-      expect(await closed).toBe(0);
-      expect(stdout).toContain('3');
-      expect(await waitFor(() => processesWith(marker).length === 0, 10_000)).toBe(true);
-    } finally {
+/** `isocode <args>` with a fresh marker in its environment; its stdin stays open until `end`. */
+function startCli(args: readonly string[]): {
+  marker: string;
+  stdout: () => string;
+  closed: Promise<number | null>;
+  end: (program: string) => void;
+  kill: () => void;
+} {
+  const marker = `/isocode-prestart-${randomUUID()}`;
+  const child = spawn(process.execPath, [...CLI_ARGS, ...args], {
+    cwd: ROOT,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, PATH: `${process.env.PATH ?? ''}:${marker}` },
+  });
+  let stdout = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  return {
+    marker,
+    stdout: () => stdout,
+    closed: new Promise((resolve) => child.once('close', resolve)),
+    end: (program) => child.stdin.end(program),
+    kill: () => {
       child.kill('SIGKILL');
       for (const pid of processesWith(marker)) process.kill(pid, 'SIGKILL');
+    },
+  };
+}
+
+describe.runIf(process.platform === 'linux')('the CLI starts its sandbox worker early', () => {
+  it('a worker nothing adopts (sandbox: "in-process") exits with the CLI', async () => {
+    const config = join(dir, 'in-process.json');
+    writeFileSync(config, JSON.stringify({ sandbox: 'in-process' }));
+    const cli = startCli(['run', '-', '--config', config]);
+    try {
+      // The program is not written yet: the CLI has started its worker and waits on stdin.
+      expect(await waitFor(() => workersWith(cli.marker).length === 1, 30_000)).toBe(true);
+      cli.end(`return (await tools.text.word_count({ text: 'a b c' })).words;`);
+      expect(await cli.closed).toBe(0);
+      expect(cli.stdout()).toContain('3');
+      expect(await waitFor(() => processesWith(cli.marker).length === 0, 10_000)).toBe(true);
+    } finally {
+      cli.kill();
     }
   });
 
   it('the runtime adopts the worker started before the program was read: one process serves the run', async () => {
-    const marker = `/isocode-prestart-${randomUUID()}`;
-    const child = spawn(process.execPath, [...CLI_ARGS, 'run', '-'], {
-      cwd: ROOT,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...process.env, PATH: `${process.env.PATH ?? ''}:${marker}` },
-    });
-    let stdout = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
+    const cli = startCli(['run', '-']);
     try {
       // The CLI waits on stdin: the one worker there now was started before the library loaded.
-      expect(await waitFor(() => workersWith(marker).length === 1, 30_000)).toBe(true);
-      const early = workersWith(marker)[0];
+      expect(await waitFor(() => workersWith(cli.marker).length === 1, 30_000)).toBe(true);
+      const early = workersWith(cli.marker)[0];
       const seen = new Set<number>();
-      const watch = setInterval(() => workersWith(marker).forEach((pid) => seen.add(pid)), 5);
-      child.stdin.end(
+      const watch = setInterval(() => workersWith(cli.marker).forEach((pid) => seen.add(pid)), 5);
+      cli.end(
         `for (let i = 0; i < 900; i++) await tools.kv.set({ key: 'k' + i, value: 'v' }); return 'served';`,
       );
-      const code = await closed;
+      const code = await cli.closed;
       clearInterval(watch);
       expect(code).toBe(0);
-      expect(stdout).toContain('served');
+      expect(cli.stdout()).toContain('served');
       expect([...seen]).toEqual([early]);
     } finally {
-      child.kill('SIGKILL');
-      for (const pid of processesWith(marker)) process.kill(pid, 'SIGKILL');
+      cli.kill();
     }
   });
 
