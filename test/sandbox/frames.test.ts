@@ -73,7 +73,14 @@ describe('frames from a worker', () => {
     expect(single.outcome.ok).toBe(false);
     const expected = !single.outcome.ok && { kind: single.outcome.kind };
     expect(expected).toEqual({ kind: 'crashed' });
-    for (const scenario of ['not-a-list', 'empty', 'oversized', 'nested', 'malformed-entry']) {
+    for (const scenario of [
+      'not-a-list',
+      'empty',
+      'oversized',
+      'nested',
+      'malformed-entry',
+      'malformed-then-call', // the call behind the malformed entry is never dispatched
+    ]) {
       const { outcome, handle, dispatched } = await runScenario(scenario);
       expect(handle.killedFor, scenario).toBe('retired');
       expect(dispatched, scenario).toEqual([]);

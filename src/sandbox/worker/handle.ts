@@ -150,10 +150,17 @@ export class WorkerHandle {
         this.kill('retired');
         return;
       }
-      // Each message of a frame is read as if it had come alone.
+      // Each message of a frame is read as if it had come alone. Once one of them has cost the worker
+      // its life (malformed, or refused by a per-run check), nothing after it in the frame is acted
+      // on: a call behind it is never dispatched. (Frames as a whole are read as before.)
+      const killedBefore = this.killedFor;
       for (const raw of messages) {
-        if (!isWorkerMessage(raw)) this.kill('retired');
-        else if (raw.t === 'ready') {
+        if (this.killedFor !== killedBefore) return;
+        if (!isWorkerMessage(raw)) {
+          this.kill('retired');
+          return;
+        }
+        if (raw.t === 'ready') {
           this.started = true;
           clearTimeout(startup);
           onReady(true);
