@@ -124,11 +124,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     const codeScopes = registry.scopeIds().filter((id) => registry.mode(id) !== 'native');
     // Start the checker and the sandbox now, and compile the SDKs of code-mode scopes (distinct texts only).
     if (codeMode.warmup ?? codeScopes.length > 0) {
-      const distinct = new Map(codeScopes.map((id) => sdks.sdk(id)).map((sdk) => [sdk.hash, sdk]));
-      const started = runner.warmup?.([...distinct.values()]);
+      // One scope per distinct SDK text: the checker compiles each text once.
+      const distinct = new Map(codeScopes.map((id) => [sdks.sdk(id).hash, id]));
+      const started = runner.warmup?.([...distinct.values()].map((id) => sdks.sdk(id)));
       // While those processes start, this thread waits: count the catalog figures the savings ledger
-      // reports (its first count loads the tokenizer, ~0.15 s of CPU), which the first run would pay.
-      if (codeMode.savings ?? true) for (const id of codeScopes) discovery.catalogTokens(id);
+      // reports (its first count loads the tokenizer, ~0.15 s of CPU), which the first run would pay;
+      // once per distinct SDK (the other scopes' figures are counted at their first run).
+      if (codeMode.savings ?? true) for (const id of distinct.values()) discovery.catalogTokens(id);
       await started;
     }
   }
