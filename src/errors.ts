@@ -21,6 +21,11 @@ export const ERROR_CODES = [
   'CODE_RUN_FAILED',
   // durable runs: a replayed program took another path than the run it replays
   'REPLAY_DIVERGED',
+  // durable runs: the run store cannot be reached; a scope's quota of queued runs or stored bytes is used up
+  'STORE_UNAVAILABLE',
+  'QUOTA_EXCEEDED',
+  // durable runs: an Idempotency-Key reused with a different request
+  'IDEMPOTENCY_MISMATCH',
   // registration and configuration
   'INVALID_TOOL_DEFINITION',
   'INVALID_SCOPE',

@@ -26,6 +26,9 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
   // run_code
   CODE_RUN_FAILED: 422,
   REPLAY_DIVERGED: 409,
+  STORE_UNAVAILABLE: 503,
+  QUOTA_EXCEEDED: 429,
+  IDEMPOTENCY_MISMATCH: 422,
   // registration and configuration: the server is misconfigured, not the request
   INVALID_TOOL_DEFINITION: 500,
   INVALID_SCOPE: 500,
