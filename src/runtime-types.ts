@@ -179,6 +179,12 @@ export interface Runtime {
   /** Subscribes to run_code progress (logs, nested calls) by run_code call id. */
   onProgress(listener: (callId: string, event: RunProgressEvent) => void): () => void;
   /** Releases isolates, the checker process and the audit sink. Idempotent. */
+  /**
+   * A run slot of `scope` if admission has one free now, without waiting: its release function
+   * (call it once), or undefined. Durable runs take their slot this way before they claim a run from
+   * the store. A runtime whose runner has no admission always gives one.
+   */
+  reserveRun(scope?: string): Promise<(() => void) | undefined>;
   close(): Promise<void>;
 }
 

@@ -270,6 +270,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           : undefined,
     }),
     mode: (scope = DEFAULT_SCOPE) => registry.mode(scope),
+    reserveRun: (scope = DEFAULT_SCOPE) =>
+      runner?.reserve ? runner.reserve(scope) : Promise.resolve(() => undefined),
     register: (tools) => {
       registry.register(tools);
       catalog.emit();

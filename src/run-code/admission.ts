@@ -184,6 +184,23 @@ export class Admission {
     };
   }
 
+  /**
+   * A slot of `scope` and a global one only if both are free now (nobody waits ahead): the
+   * release function, or undefined. Durable runs take their slot this way before they claim a run,
+   * so a run waits in the store's queue (on any replica), never in this process.
+   */
+  async tryAcquire(scope: string): Promise<(() => void) | undefined> {
+    const queue = this.scopes.get(scope);
+    const scopeFree = queue === undefined || (queue.pending < this.perScope && queue.size === 0);
+    const globalFree = this.global.pending < this.global.concurrency && this.global.size === 0;
+    if (!scopeFree || !globalFree) return undefined;
+    try {
+      return await this.acquire(scope);
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Current counters. */
   stats(): AdmissionStats {
     return { running: this.global.pending, queued: this.waiting, rejected: this.rejected };

@@ -28,6 +28,8 @@ export interface DurableSeam {
    * `callId` runs; the body waits for it. A rejection keeps the body from running.
    */
   bodyStarts?(callId: string): Promise<void>;
+  /** A run slot the run's manager already took (see `CodeRunner.reserve`); released once, idempotently. */
+  readonly slot?: (() => void) | undefined;
 }
 
 const seams = new Map<string, DurableSeam>();

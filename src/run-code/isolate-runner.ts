@@ -158,10 +158,11 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
   async function claim(
     scope: string,
     signal: AbortSignal | undefined,
+    reserved: (() => void) | undefined,
   ): Promise<{ slot: ProgramSlot; done: () => void }> {
     let leave: () => void;
     try {
-      leave = await admission.acquire(scope, signal);
+      leave = reserved ?? (await admission.acquire(scope, signal));
     } catch (error) {
       if (isIsocodeError(error) && error.code === 'ABORTED')
         throw failure('aborted', 'the run was aborted while waiting for a slot', {
@@ -195,7 +196,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
     const limits = limitsOf(ctx.scope);
     const { code, unfenced } = unfence(program.code);
     const notes = unfenced ? [FENCE_NOTE] : [];
-    const { slot, done } = await claim(ctx.scope, ctx.signal);
+    const { slot, done } = await claim(ctx.scope, ctx.signal, ctx.reserved);
     try {
       const tq = performance.now();
       const transpiled = await slot.transpile(code);
@@ -330,7 +331,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
     scope = '',
   ): Promise<ProgramDiagnostic[]> {
     const { code } = unfence(program);
-    const { slot, done } = await claim(scope, signal);
+    const { slot, done } = await claim(scope, signal, undefined);
     let transpiled;
     try {
       transpiled = await slot.transpile(code);
@@ -356,6 +357,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
   return {
     run,
     check,
+    reserve: (scope) => admission.tryAcquire(scope),
     async warmup(sdks = []) {
       await Promise.all([
         host.warmup(),

@@ -169,6 +169,7 @@ export class LedgerBook {
     const wrapped: CodeRunner = { run };
     if (runner.check) wrapped.check = runner.check.bind(runner);
     if (runner.warmup) wrapped.warmup = runner.warmup.bind(runner);
+    if (runner.reserve) wrapped.reserve = runner.reserve.bind(runner);
     if (runner.close) wrapped.close = runner.close.bind(runner);
     return wrapped;
   }

@@ -66,6 +66,7 @@ export function createRunCodeTool(options: RunCodeToolOptions): ResolvedTool<Tra
         signal,
         parentToken,
         durable: seam?.tape,
+        reserved: seam?.slot,
         dispatch: (name, callArgs, callSignal, trace) =>
           seam === undefined || trace === undefined
             ? execute(name, callArgs, callSignal)

@@ -97,6 +97,11 @@ export interface RunnerContext {
   emit(event: RunProgressEvent): void;
   /** The SDK of this run's scope (cached per catalog). */
   sdk(): ScopeSdk;
+  /**
+   * A run slot already taken for this run ({@link CodeRunner.reserve}): the runner releases it when
+   * the run ends instead of waiting for one. @default none: the runner waits for a slot
+   */
+  readonly reserved?: (() => void) | undefined;
   /** The run's wall clock, paused while a nested call waits on a human. @default never paused */
   readonly clock?: PauseClock | undefined;
 }
@@ -142,6 +147,11 @@ export interface CodeRunner {
     signal?: AbortSignal,
     scope?: string,
   ): Promise<ProgramDiagnostic[]>;
+  /**
+   * A run slot of `scope` if one is free now (admission), without waiting: its release function,
+   * or undefined. A run started with it in {@link RunnerContext.reserved} uses it instead of waiting.
+   */
+  reserve?(scope: string): Promise<(() => void) | undefined>;
   /** Starts processes and pools; `sdks` are the SDKs to prepare (compile) ahead of the first run. */
   warmup?(sdks?: readonly ScopeSdk[]): Promise<void>;
   close?(): Promise<void>;
