@@ -6,9 +6,6 @@
 import type { Runtime } from '../runtime-types.js';
 import { attachDurableSeam } from '../run-code/durable-seam.js';
 import { RUN_CODE } from '../tools/names.js';
-import type { JsonValue } from '../json.js';
-import { journalStoreOf } from './journal-store.js';
-import type { Lease } from './recovery.js';
 import {
   durableCallsMiddleware,
   openJournal,
@@ -16,7 +13,6 @@ import {
   type JournalStore,
   type ReplayVerdict,
 } from './replay.js';
-import type { RunRecord, RunStore } from './store.js';
 
 /** The run to execute. */
 export interface DurableRunSpec {
@@ -34,6 +30,8 @@ export interface ExecuteDurablyOptions extends JournalOptions {
   signal?: AbortSignal | undefined;
   /** The run_code call id the run executes as. @default {@link runCallId}(run.id) */
   callId?: string | undefined;
+  /** A run slot already taken for this life (`Runtime.reserveRun`). @default the runner waits for one */
+  slot?: (() => void) | undefined;
 }
 
 /** The run_code call id a durable run executes as. */
@@ -66,9 +64,18 @@ export async function executeDurably(
     ((tool: string): boolean =>
       runtime.schemas(run.scope).find((s) => s.name === tool)?.annotations?.idempotentHint ===
       true);
-  const journal = await openJournal(store, run.id, { ...options, idempotent });
+  const journal = await openJournal(store, run.id, {
+    ...options,
+    idempotent,
+    lifeSignal: options.lifeSignal ?? options.signal,
+  });
   const callId = options.callId ?? runCallId(run.id);
-  const detach = attachDurableSeam(callId, journal);
+  const detach = attachDurableSeam(callId, {
+    tape: journal.tape,
+    call: (name, args, trace, exec) => journal.call(name, args, trace, exec),
+    bodyStarts: (id) => journal.bodyStarts(id),
+    slot: options.slot,
+  });
   try {
     const signal =
       options.signal === undefined
@@ -87,59 +94,4 @@ export async function executeDurably(
   } finally {
     detach();
   }
-}
-
-/**
- * Runs one life of a run this replica holds by `lease` and records how it ended: the run is
- * `running` (owner: this replica) while it runs, then `succeeded`, `failed` or `interrupted` with
- * its result or error, and released. Every step is also a run event (`status`). Writes are
- * compare-and-set on the owner: a replica that lost the lease changes nothing.
- */
-export async function runLife(
-  runtime: Pick<Runtime, 'execute' | 'schemas'>,
-  store: RunStore,
-  run: RunRecord,
-  lease: Lease,
-  replicaId: string,
-  options: Omit<ExecuteDurablyOptions, 'signal'> = {},
-): Promise<ReplayVerdict | undefined> {
-  const mine = { owner: replicaId };
-  const replay = (await store.listCalls(run.id)).length > 0;
-  const started = await store.updateRun(
-    run.id,
-    { status: 'running', ...(run.startedAt === undefined ? { startedAt: Date.now() } : {}) },
-    mine,
-  );
-  if (started === undefined) return undefined;
-  await store.appendEvent(run.id, 'status', {
-    status: 'running',
-    replica: replicaId,
-    replay,
-  });
-  const verdict = await executeDurably(
-    runtime,
-    journalStoreOf(store),
-    { id: run.id, scope: run.scope, program: run.program, description: run.description },
-    { ...options, signal: lease.signal },
-  );
-  if (lease.signal.aborted) return verdict; // the lease was lost or given up: another replica decides
-  const result = 'result' in verdict && verdict.result !== undefined ? verdict.result : undefined;
-  await store.updateRun(
-    run.id,
-    {
-      status: verdict.status,
-      ...(result === undefined ? {} : { result: result as unknown as JsonValue }),
-      ...(verdict.status === 'succeeded' ? {} : { error: verdict.error as unknown as JsonValue }),
-      finishedAt: Date.now(),
-      owner: null,
-      leaseExpiresAt: null,
-    },
-    mine,
-  );
-  await store.appendEvent(run.id, 'status', {
-    status: verdict.status,
-    replica: replicaId,
-    ...(verdict.status === 'succeeded' ? {} : { error: verdict.error as unknown as JsonValue }),
-  });
-  return verdict;
 }

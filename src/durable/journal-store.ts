@@ -1,61 +1,52 @@
 /**
- * The journal's view of a {@link RunStore}. A store that journals arrivals (`startCall` with
- * `status: "pending"` and `markCallStarted`) gets them; with one that does not, a call is written
- * when its body starts, so a call that only waited (for an approval) leaves no record and replays
- * as a new call. Completion order is the store's `finishSeq` when it has one, else the order of
- * `finishedAt` (ties: start order).
+ * The journal's view of a {@link RunStore} for one life of a run: every write that can lead to a
+ * side effect (an arrival, a body start, a recorded value) is fenced by the life's
+ * `{ owner, epoch }`, so a replica whose lease was taken over writes nothing the new holder reads
+ * and starts no body the new holder also starts. A fenced write that fails its fence rejects with
+ * {@link LostLeaseError}: the journal stops the life.
  */
+import { IsocodeError } from '../errors.js';
 import type { JournalCall, JournalStore } from './replay.js';
-import type { CallRecord, NewCall, RunStore } from './store.js';
+import type { Fence, RunStore } from './store.js';
 
-/** What a store may add for the journal (see notes in docs/decisions/021-replay.md). */
-interface PendingCapable {
-  markCallStarted?: (runId: string, key: string) => Promise<boolean>;
+/** Thrown by a fenced journal write when the life no longer holds the run. */
+export class LostLeaseError extends IsocodeError {
+  constructor(runId: string) {
+    super('ABORTED', `this replica no longer holds run ${runId} (another replica took it over)`);
+    this.name = 'LostLeaseError';
+  }
 }
 
-type Recorded = CallRecord & { status: string; finishSeq?: number | undefined };
-
-/** Completion order: the store's own, else by `finishedAt`, then start order. */
-function completionOrder(records: readonly Recorded[]): Map<string, number> {
-  const settled = records
-    .map((r, index) => ({ r, index }))
-    .filter(({ r }) => r.status === 'ok' || r.status === 'error')
-    .sort(
-      (a, b) =>
-        (a.r.finishSeq ?? a.r.finishedAt ?? Infinity) -
-          (b.r.finishSeq ?? b.r.finishedAt ?? Infinity) || a.index - b.index,
-    );
-  return new Map(settled.map(({ r }, i) => [r.key, i + 1]));
-}
-
-/** The {@link JournalStore} of `store`. */
-export function journalStoreOf(store: RunStore): JournalStore {
-  const native = store as RunStore & PendingCapable;
-  const markStarted = native.markCallStarted?.bind(store);
+/** The {@link JournalStore} of `store` for the life fenced by `fence`. */
+export function journalStoreOf(store: RunStore, fence: Fence): JournalStore {
   return {
     async callArrived(runId, call) {
-      if (markStarted === undefined) return;
-      await store.startCall({ runId, ...call, status: 'pending' } as NewCall);
+      const done = await store.recordArrival({ runId, ...call }, fence);
+      if (done === undefined) throw new LostLeaseError(runId);
     },
     async callStarted(runId, call) {
-      if (markStarted !== undefined && (await markStarted(runId, call.key))) return;
-      await store.startCall({ runId, ...call });
+      if (!(await store.markCallStarted(runId, call.key, fence))) throw new LostLeaseError(runId);
+    },
+    async callRetried(runId, key) {
+      await store.resolveCall(runId, key, { status: 'pending' });
     },
     callFinished: (runId, key, status, result) => store.finishCall(runId, key, status, result),
     async listCalls(runId) {
-      const records = (await store.listCalls(runId)) as Recorded[];
-      const order = completionOrder(records);
-      return records.map((r): JournalCall => ({
+      return (await store.listCalls(runId)).map((r): JournalCall => ({
         key: r.key,
         name: r.name,
         args: r.args,
         status: r.status,
         result: r.result,
         idempotent: r.idempotent,
-        finishSeq: order.get(r.key),
+        finishSeq: r.finishSeq,
       }));
     },
-    recordValue: (runId, kind, value) => store.recordValue(runId, kind, value),
+    async recordValue(runId, kind, value) {
+      const seq = await store.recordValue(runId, kind, value, fence);
+      if (seq === undefined) throw new LostLeaseError(runId);
+      return seq;
+    },
     async listValues(runId) {
       return (await store.listValues(runId)).map((v) => ({ kind: v.kind, value: v.value }));
     },

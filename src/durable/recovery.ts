@@ -1,16 +1,21 @@
 /**
- * Replicas, leases and the pick-up of runs whose replica died (docs/decisions/021-replay.md).
+ * Replicas, leases and the dispatch of claimable runs (docs/decisions/021-replay.md).
  *
- * A replica holds each run it runs (or parks on an approval) by a lease in the store: the run's
- * `owner` and `leaseExpiresAt`, taken and renewed with the store's compare-and-set `claimRun`. A
- * heartbeat renews every held lease; a lease it cannot renew (another replica took the run after
- * this one stalled past the lease) aborts that run here. A recovery loop looks for unfinished runs
- * whose lease lapsed — their replica is gone — claims each and hands it to `resume`, which runs
- * the run's next life (a replay, see replay.ts) under the new lease.
+ * A replica holds each run it runs by a lease in the store: the run's `owner`, `leaseExpiresAt`
+ * and `epoch`. A life of a run begins with a claim (the store bumps the epoch) or with an insert
+ * that carries the lease; every journal write of that life is fenced by `{ owner, epoch }`, so a
+ * replica that lost its lease can never start a call the new holder also starts. A heartbeat renews
+ * every held lease (fenced too); a lease it cannot renew aborts that run here.
+ *
+ * One dispatch loop serves every way a run comes to need a replica — a `queued` background run, a
+ * run whose replica died (its lease lapsed), a parked run whose approvals were all decided: it lists
+ * what the store says is claimable, asks for a local run slot for each ({@link ReplicaOptions.reserve}),
+ * claims it and hands it to {@link ReplicaOptions.launch}. It runs on a timer, on the store's wake
+ * signal (another replica queued, released or a human decided) and whenever a local slot frees.
  */
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import type { RunRecord, RunStatus, RunStore } from './store.js';
+import type { Fence, RunRecord, RunStatus, RunStore } from './store.js';
 
 /** How long a lease lasts without renewal, in ms, unless configured (`store.leaseMs`). */
 export const DEFAULT_LEASE_MS = 15_000;
@@ -23,14 +28,19 @@ export function defaultReplicaId(): string {
 /** Statuses of runs that still need a replica. */
 export const UNFINISHED: readonly RunStatus[] = ['queued', 'running', 'waiting-approval'];
 
-/** A replica's hold on one run. */
+/** A replica's hold on one life of a run. */
 export interface Lease {
   readonly runId: string;
+  /** The fence of this life: every journal write of it carries this. */
+  readonly fence: Fence;
   /** Aborts when the lease is lost (another replica took the run) or released. */
   readonly signal: AbortSignal;
-  /** Gives the run up: no more renewals; the signal aborts. Idempotent. */
+  /** Stops renewing (the store is not touched); the signal aborts. Idempotent. */
   release(): void;
 }
+
+/** A local run slot (admission), given back exactly once. */
+export type SlotRelease = () => void;
 
 /** Options of a {@link Replica}. */
 export interface ReplicaOptions {
@@ -40,18 +50,20 @@ export interface ReplicaOptions {
   leaseMs?: number | undefined;
   /** How often held leases are renewed, in ms. @default leaseMs / 3 */
   heartbeatMs?: number | undefined;
-  /** How often the store is scanned for runs whose lease lapsed, in ms. @default leaseMs / 2 */
+  /** How often the store is scanned for claimable runs, in ms. @default min(1000, leaseMs / 2) */
   scanMs?: number | undefined;
   /**
-   * Runs the next life of a run this replica just claimed (the run manager's replay). The lease is
-   * held until the returned promise settles, then released. Errors are contained.
+   * A run slot of `scope` on this replica without waiting, or undefined when the scope (or the
+   * replica) has none free now. @default always a slot
    */
-  resume?: ((run: RunRecord, lease: Lease) => Promise<void>) | undefined;
+  reserve?: ((scope: string) => Promise<SlotRelease | undefined>) | undefined;
   /**
-   * Settles a run that was cancelled while its replica was gone (it is `cancelled` but not settled,
-   * and its lease lapsed): nobody else will. Errors are contained.
+   * Runs the life of a run this replica just claimed, in the slot it reserved (the run manager).
+   * The lease is released when the returned promise settles. Errors are contained.
    */
-  reap?: ((run: RunRecord) => Promise<void>) | undefined;
+  launch?: ((run: RunRecord, lease: Lease, slot: SlotRelease) => Promise<void>) | undefined;
+  /** Periodic upkeep after each scan (expired approvals, cancelled orphans, retention). Errors are contained. */
+  upkeep?: (() => Promise<void>) | undefined;
   /** The clock. @default Date.now */
   now?: (() => number) | undefined;
 }
@@ -64,81 +76,95 @@ export interface ReplicaStats {
   lost: number;
 }
 
-/** One replica: its leases, heartbeat and recovery loop. */
+const noSlot: SlotRelease = () => undefined;
+
+/** One replica: its leases, heartbeat and dispatch loop. */
 export class Replica {
   readonly id: string;
+  readonly leaseMs: number;
   readonly #store: RunStore;
-  readonly #leaseMs: number;
   readonly #heartbeatMs: number;
   readonly #scanMs: number;
-  readonly #resume: ReplicaOptions['resume'];
-  readonly #reap: ReplicaOptions['reap'];
+  readonly #reserve: NonNullable<ReplicaOptions['reserve']>;
+  readonly #launch: ReplicaOptions['launch'];
+  readonly #upkeep: ReplicaOptions['upkeep'];
   readonly #now: () => number;
-  readonly #held = new Map<string, AbortController>();
-  readonly #resuming = new Set<Promise<void>>();
+  readonly #held = new Map<string, { controller: AbortController; fence: Fence }>();
+  readonly #lives = new Set<Promise<void>>();
   #heartbeat: NodeJS.Timeout | undefined;
   #scan: NodeJS.Timeout | undefined;
   #scanning: Promise<void> | undefined;
+  #again = false;
+  #stopped = false;
+  #offWake: (() => void) | undefined;
   #stats = { claimed: 0, resumed: 0, lost: 0 };
 
   constructor(store: RunStore, options: ReplicaOptions = {}) {
     this.#store = store;
     this.id = options.id ?? defaultReplicaId();
-    this.#leaseMs = Math.max(50, options.leaseMs ?? DEFAULT_LEASE_MS);
-    this.#heartbeatMs = Math.max(10, options.heartbeatMs ?? Math.floor(this.#leaseMs / 3));
-    this.#scanMs = Math.max(10, options.scanMs ?? Math.floor(this.#leaseMs / 2));
-    this.#resume = options.resume;
-    this.#reap = options.reap;
+    this.leaseMs = Math.max(50, options.leaseMs ?? DEFAULT_LEASE_MS);
+    this.#heartbeatMs = Math.max(10, options.heartbeatMs ?? Math.floor(this.leaseMs / 3));
+    this.#scanMs = Math.max(10, options.scanMs ?? Math.min(1000, Math.floor(this.leaseMs / 2)));
+    this.#reserve = options.reserve ?? (() => Promise.resolve(noSlot));
+    this.#launch = options.launch;
+    this.#upkeep = options.upkeep;
     this.#now = options.now ?? Date.now;
   }
 
-  /** Starts the heartbeat and the recovery loop. */
+  /** Starts the heartbeat and the dispatch loop. */
   start(): void {
-    if (this.#heartbeat !== undefined) return;
+    if (this.#heartbeat !== undefined || this.#stopped) return;
     this.#heartbeat = setInterval(() => void this.renew(), this.#heartbeatMs);
     this.#heartbeat.unref();
-    if (this.#resume !== undefined) {
-      this.#scan = setInterval(() => void this.recover(), this.#scanMs);
+    if (this.#launch !== undefined) {
+      this.#scan = setInterval(() => this.wake(), this.#scanMs);
       this.#scan.unref();
+      this.#offWake = this.#store.onWake(() => this.wake());
+      this.wake();
     }
   }
 
-  /** Stops renewing and scanning; releases every lease (their runs' signals abort). */
+  /** Stops renewing and dispatching; releases every lease (their runs' signals abort). */
   async stop(): Promise<void> {
+    this.#stopped = true;
     clearInterval(this.#heartbeat);
     clearInterval(this.#scan);
+    this.#offWake?.();
     this.#heartbeat = undefined;
     this.#scan = undefined;
-    for (const controller of this.#held.values()) controller.abort(new Error('replica stopping'));
-    this.#held.clear();
     await this.#scanning;
-    await Promise.allSettled([...this.#resuming]);
+    for (const { controller } of this.#held.values())
+      controller.abort(new Error('replica stopping'));
+    this.#held.clear();
+    await Promise.allSettled([...this.#lives]);
   }
 
   stats(): ReplicaStats {
     return { held: this.#held.size, ...this.#stats };
   }
 
-  /**
-   * Takes the lease of run `runId` (free, already this replica's, or lapsed) and keeps it renewed.
-   * @returns the lease, or undefined when another replica holds the run or it is finished.
-   */
-  async hold(runId: string): Promise<Lease | undefined> {
-    const now = this.#now();
-    const run = await this.#store.claimRun(runId, this.id, now + this.#leaseMs, now);
-    if (run === undefined) return undefined;
-    return this.#lease(runId);
+  /** The lease expiry a claim or insert made now should carry. */
+  leaseUntil(): number {
+    return this.#now() + this.leaseMs;
   }
 
-  #lease(runId: string): Lease {
-    this.#held.get(runId)?.abort(new Error('lease taken again'));
+  /**
+   * Keeps the lease of `run` (just inserted with this replica's lease, or claimed) renewed.
+   * @returns the lease of this life (its fence is the run's owner and epoch).
+   */
+  adopt(run: RunRecord): Lease {
+    const { id: runId } = run;
+    this.#held.get(runId)?.controller.abort(new Error('lease taken again'));
     const controller = new AbortController();
-    this.#held.set(runId, controller);
+    const fence: Fence = { owner: this.id, epoch: run.epoch };
+    const entry = { controller, fence };
+    this.#held.set(runId, entry);
     return {
       runId,
+      fence,
       signal: controller.signal,
       release: () => {
-        if (this.#held.get(runId) === controller) this.#held.delete(runId);
+        if (this.#held.get(runId) === entry) this.#held.delete(runId);
         controller.abort(new Error('lease released'));
       },
     };
@@ -146,93 +172,97 @@ export class Replica {
 
   /** Renews every held lease once; a lease that cannot be renewed is lost (its signal aborts). */
   async renew(): Promise<void> {
-    const now = this.#now();
+    const until = this.leaseUntil();
     await Promise.all(
-      [...this.#held].map(async ([runId, controller]) => {
+      [...this.#held].map(async ([runId, entry]) => {
         let ok: boolean;
         try {
-          ok = (await this.#store.claimRun(runId, this.id, now + this.#leaseMs, now)) !== undefined;
+          ok = await this.#store.renewLease(runId, entry.fence, until);
         } catch {
           return; // the store is unreachable: try again at the next beat
         }
-        if (ok || controller.signal.aborted) return;
-        if (this.#held.get(runId) === controller) this.#held.delete(runId);
+        if (ok || entry.controller.signal.aborted) return;
+        if (this.#held.get(runId) === entry) this.#held.delete(runId);
         this.#stats.lost++;
-        controller.abort(new Error('lease lost'));
+        entry.controller.abort(new Error('lease lost'));
       }),
     );
   }
 
-  /**
-   * One recovery pass: claims every unfinished run whose lease lapsed and resumes it (not
-   * awaited). Returns the ids it claimed.
-   */
-  async recover(): Promise<string[]> {
-    if (this.#scanning !== undefined || this.#resume === undefined) return [];
-    const resume = this.#resume;
-    const claimed: string[] = [];
-    const pass = (async () => {
-      let runs: RunRecord[];
-      try {
-        runs = await this.#store.listRuns({
-          status: UNFINISHED,
-          leaseExpiredBefore: this.#now(),
-          limit: 100,
-        });
-      } catch {
-        return;
-      }
-      for (const candidate of runs) {
-        if (this.#held.has(candidate.id)) continue;
-        const now = this.#now();
-        let run: RunRecord | undefined;
-        try {
-          run = await this.#store.claimRun(candidate.id, this.id, now + this.#leaseMs, now);
-        } catch {
-          continue;
-        }
-        if (run === undefined) continue; // another replica was faster
-        this.#stats.claimed++;
-        claimed.push(run.id);
-        const lease = this.#lease(run.id);
-        const life = (async () => {
-          try {
-            await resume(run, lease);
-            this.#stats.resumed++;
-          } catch {
-            // the run manager records its own failures
-          } finally {
-            lease.release();
-          }
-        })();
-        this.#resuming.add(life);
-        void life.finally(() => this.#resuming.delete(life));
-      }
-      await this.#reapCancelled();
-    })();
-    this.#scanning = pass;
-    try {
-      await pass;
-    } finally {
-      this.#scanning = undefined;
+  /** Asks for a dispatch pass soon (coalesced with one under way). */
+  wake(): void {
+    if (this.#stopped || this.#launch === undefined) return;
+    if (this.#scanning !== undefined) {
+      this.#again = true;
+      return;
     }
+    this.#scanning = this.#pass().finally(() => {
+      this.#scanning = undefined;
+      if (this.#again && !this.#stopped) {
+        this.#again = false;
+        this.wake();
+      }
+    });
+  }
+
+  /** Runs one dispatch pass now and waits for it (tests, shutdown). @returns the ids it claimed. */
+  async dispatch(): Promise<string[]> {
+    await this.#scanning;
+    const claimed: string[] = [];
+    this.#scanning = this.#pass(claimed).finally(() => (this.#scanning = undefined));
+    await this.#scanning;
     return claimed;
   }
 
-  /** Settles runs cancelled while their replica was gone (see {@link ReplicaOptions.reap}). */
-  async #reapCancelled(): Promise<void> {
-    const reap = this.#reap;
-    if (reap === undefined) return;
+  async #pass(claimed: string[] = []): Promise<void> {
+    const launch = this.#launch;
+    if (launch === undefined) return;
+    let runs: RunRecord[];
     try {
-      const runs = await this.#store.listRuns({
-        status: ['cancelled'],
-        unsettled: true,
-        leaseExpiredBefore: this.#now(),
-        limit: 100,
-      });
-      for (const run of runs) if (!this.#held.has(run.id)) await reap(run);
+      runs = await this.#store.listClaimable(this.#now(), 50);
     } catch {
-      // the store is unreachable, or the run manager failed: try again at the next pass
+      return; // the store is unreachable: the next pass tries again
+    }
+    const full = new Set<string>(); // scopes with no free slot in this pass
+    for (const candidate of runs) {
+      if (this.#stopped) return;
+      if (this.#held.has(candidate.id) || full.has(candidate.scope)) continue;
+      const slot = await this.#reserve(candidate.scope).catch(() => undefined);
+      if (slot === undefined) {
+        full.add(candidate.scope);
+        continue;
+      }
+      let run: RunRecord | undefined;
+      try {
+        run = await this.#store.claimRun(candidate.id, this.id, this.leaseUntil(), this.#now());
+      } catch {
+        run = undefined;
+      }
+      if (run === undefined || this.#stopped) {
+        slot(); // another replica was faster (or the store failed)
+        continue;
+      }
+      this.#stats.claimed++;
+      claimed.push(run.id);
+      const lease = this.adopt(run);
+      const taken = run;
+      const life = (async () => {
+        try {
+          await launch(taken, lease, slot);
+          this.#stats.resumed++;
+        } catch {
+          // the run manager records its own failures
+        } finally {
+          lease.release();
+        }
+      })();
+      this.#lives.add(life);
+      void life.finally(() => this.#lives.delete(life));
+    }
+    try {
+      await this.#upkeep?.();
+    } catch {
+      // the store is unreachable, or the manager failed: the next pass tries again
     }
   }
 }

@@ -56,8 +56,13 @@ export interface JournalEntry {
 export interface JournalStore {
   /** The call arrived (its body has not run: it may wait for an approval). */
   callArrived(runId: string, call: JournalEntry): Promise<unknown>;
-  /** The call's body starts (awaited before it runs). */
+  /**
+   * The call's body starts (awaited before it runs): `pending` → `started`, fenced on the life.
+   * Rejects when this life may not start it (its lease was taken over).
+   */
   callStarted(runId: string, call: JournalEntry): Promise<unknown>;
+  /** A `started` call of an idempotent tool goes back to `pending`, to run again in this life. */
+  callRetried(runId: string, key: string): Promise<unknown>;
   /** The call settled with `result` (a ToolResult). */
   callFinished(
     runId: string,
@@ -80,6 +85,20 @@ export interface JournalOptions {
    * @default 10000
    */
   stallMs?: number | undefined;
+  /**
+   * The life's own stop (cancel, parking, shutdown, a lost lease): a call that settles after it
+   * aborted is not journaled as settled — it keeps `pending` (its body never started: it runs again
+   * in the next life) or `started` (it is the next life's to resolve) — so a call cut short by the
+   * life's end never replays as if the program had seen that failure. @default never
+   */
+  lifeSignal?: AbortSignal | undefined;
+  /** Told whenever the number of call bodies running in this life changes (parking watch). */
+  onBodies?: ((running: number) => void) | undefined;
+  /**
+   * How long journal writes keep being retried while the store is unreachable (STORE_UNAVAILABLE),
+   * in ms, before the life stops with a store failure. @default 30000
+   */
+  storeRetryMs?: number | undefined;
 }
 
 /** A call a run was interrupted on. */
@@ -106,6 +125,7 @@ export type ReplayVerdict =
 type Stop =
   | { kind: 'diverged'; message: string }
   | { kind: 'interrupted'; call: InterruptedCall }
+  | { kind: 'lost'; message: string }
   | { kind: 'store'; message: string };
 
 interface Entry {
@@ -132,6 +152,10 @@ function failed(name: string, key: string, code: ErrorCode, message: string): To
 }
 
 const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+const codeOf = (e: unknown): unknown =>
+  typeof e === 'object' && e !== null ? (e as { code?: unknown }).code : undefined;
+const isUnavailable = (e: unknown): boolean => codeOf(e) === 'STORE_UNAVAILABLE';
+const isLostLease = (e: unknown): boolean => e instanceof Error && e.name === 'LostLeaseError';
 
 /** The journal of one life of a durable run. Attach it as the run's {@link DurableSeam}. */
 export class RunJournal implements DurableSeam {
@@ -140,6 +164,11 @@ export class RunJournal implements DurableSeam {
   readonly #runId: string;
   readonly #idempotent: (tool: string) => boolean;
   readonly #stallMs: number;
+  readonly #lifeSignal: AbortSignal | undefined;
+  readonly #onBodies: ((running: number) => void) | undefined;
+  readonly #storeRetryMs: number;
+  /** Calls whose body runs now (started, not settled). */
+  readonly #bodies = new Set<string>();
   readonly #keys = new CallKeys();
   readonly #entries = new Map<string, Entry>();
   readonly #abort = new AbortController();
@@ -163,6 +192,9 @@ export class RunJournal implements DurableSeam {
     this.#runId = runId;
     this.#idempotent = options.idempotent ?? (() => false);
     this.#stallMs = options.stallMs ?? 10_000;
+    this.#lifeSignal = options.lifeSignal;
+    this.#onBodies = options.onBodies;
+    this.#storeRetryMs = options.storeRetryMs ?? 30_000;
     this.tape = recorded.tape;
     const settled = recorded.calls
       .map((record, index) => ({ record, index }))
@@ -180,6 +212,11 @@ export class RunJournal implements DurableSeam {
   /** Aborts when the run must stop (diverged, interrupted, the store failed). */
   get signal(): AbortSignal {
     return this.#abort.signal;
+  }
+
+  /** Call bodies running now in this life. */
+  get bodiesRunning(): number {
+    return this.#bodies.size;
   }
 
   /** Recorded calls this life has not replayed yet. */
@@ -227,7 +264,10 @@ export class RunJournal implements DurableSeam {
       case 'pending':
         return this.#runLive(record, run);
       case 'started':
-        if (record.idempotent || this.#idempotent(name)) return this.#runLive(record, run);
+        if (record.idempotent || this.#idempotent(name)) {
+          this.#queue(() => this.#store.callRetried(this.#runId, key));
+          return this.#runLive(record, run);
+        }
         this.#halt({ kind: 'interrupted', call: { key, name, args: record.args } });
         return Promise.resolve(this.#refusal(name, key));
     }
@@ -235,10 +275,32 @@ export class RunJournal implements DurableSeam {
 
   /** Journals that the body of call `callId` starts (awaited before it runs). */
   async bodyStarts(callId: string): Promise<void> {
-    const entry = this.#live.get(callId.slice(callId.indexOf('/') + 1));
+    const key = callId.slice(callId.indexOf('/') + 1);
+    const entry = this.#live.get(key);
     if (entry === undefined) return;
-    if (this.#stop !== undefined) throw new Error('the durable run has stopped');
-    await this.#write(() => this.#store.callStarted(this.#runId, entry));
+    if (this.#ended()) throw new Error('the durable run has stopped');
+    // Counted from before the write: the parking watch never parks a run whose body is starting.
+    this.#bodies.add(key);
+    this.#onBodies?.(this.#bodies.size);
+    try {
+      await this.#write(() => this.#store.callStarted(this.#runId, entry));
+    } catch (error) {
+      this.#bodies.delete(key);
+      this.#onBodies?.(this.#bodies.size);
+      throw error;
+    }
+    if (this.#ended()) {
+      // The life ended while the start was written: the body does not run, so say it did not.
+      this.#queue(() => this.#store.callRetried(this.#runId, key));
+      this.#bodies.delete(key);
+      this.#onBodies?.(this.#bodies.size);
+      throw new Error('the durable run has stopped');
+    }
+  }
+
+  /** True once the journal stopped the run or the life's own signal aborted. */
+  #ended(): boolean {
+    return this.#stop !== undefined || this.#lifeSignal?.aborted === true;
   }
 
   /** Waits for every journal write; then {@link verdict} is final. */
@@ -267,7 +329,13 @@ export class RunJournal implements DurableSeam {
     if (stop?.kind === 'store')
       return {
         status: 'failed',
-        error: { code: 'INTERNAL_ERROR', message: `the run store failed: ${stop.message}` },
+        error: { code: 'STORE_UNAVAILABLE', message: `the run store failed: ${stop.message}` },
+        result,
+      };
+    if (stop?.kind === 'lost')
+      return {
+        status: 'failed',
+        error: { code: 'ABORTED', message: stop.message },
         result,
       };
     if (this.#unconsumed > 0)
@@ -308,7 +376,14 @@ export class RunJournal implements DurableSeam {
     this.#live.set(key, entry);
     const result = await run(`${this.#runId}/${key}`);
     this.#live.delete(key);
-    if (this.#stop?.kind === 'store') return this.#refusal(name, key);
+    const ranBody = this.#bodies.delete(key);
+    if (ranBody) this.#onBodies?.(this.#bodies.size);
+    if (this.#stop?.kind === 'store' || this.#stop?.kind === 'lost')
+      return this.#refusal(name, key);
+    // Cut short by the life's own end (parking, shutdown, cancel): a call whose body never started
+    // stays `pending`, one whose body failed meanwhile stays `started` (did it take effect? the next
+    // life must not guess); a body that completed is the truth and is journaled.
+    if (this.#lifeSignal?.aborted === true && (!ranBody || !result.ok)) return result;
     try {
       await this.#write(() =>
         this.#store.callFinished(
@@ -329,13 +404,33 @@ export class RunJournal implements DurableSeam {
     this.#write(work).catch(() => undefined);
   }
 
-  /** Queues a store write after every earlier one; a failure stops the run. */
+  /**
+   * Queues a store write after every earlier one. An unreachable store is retried with backoff for
+   * up to `storeRetryMs`; a lost fence, or any other failure, stops the run.
+   */
   #write<T>(work: () => Promise<T>): Promise<T> {
-    const next = this.#writes.then(work);
+    const next = this.#writes.then(() => this.#retrying(work));
     this.#writes = next.catch((e: unknown) => {
-      this.#halt({ kind: 'store', message: errorText(e) });
+      this.#halt(
+        isLostLease(e)
+          ? { kind: 'lost', message: errorText(e) }
+          : { kind: 'store', message: errorText(e) },
+      );
     });
     return next;
+  }
+
+  async #retrying<T>(work: () => Promise<T>): Promise<T> {
+    const deadline = Date.now() + this.#storeRetryMs;
+    for (let delay = 50; ; delay = Math.min(delay * 2, 2000)) {
+      try {
+        return await work();
+      } catch (error) {
+        if (!isUnavailable(error) || Date.now() + delay > deadline || this.#stop !== undefined)
+          throw error;
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    }
   }
 
   #refusal(name: string, key: string): ToolResult {
@@ -343,6 +438,8 @@ export class RunJournal implements DurableSeam {
     if (stop?.kind === 'diverged') return failed(name, key, 'REPLAY_DIVERGED', stop.message);
     if (stop?.kind === 'interrupted')
       return failed(name, key, 'ABORTED', `the run was interrupted on call ${stop.call.name}`);
+    if (stop?.kind === 'lost')
+      return failed(name, key, 'ABORTED', 'this replica no longer holds the run; it was not run');
     return failed(name, key, 'INTERNAL_ERROR', 'the durable run could not journal this call');
   }
 

@@ -44,6 +44,11 @@ export class MemoryJournal implements JournalStore {
   callStarted(runId: string, call: JournalEntry): Promise<void> {
     return this.startCall({ runId, status: 'started', ...call });
   }
+  callRetried(runId: string, key: string): Promise<void> {
+    const c = this.#list(runId).find((x) => x.key === key);
+    if (!this.#frozen && c?.status === 'started') c.status = 'pending';
+    return Promise.resolve();
+  }
   callFinished(
     runId: string,
     key: string,
