@@ -20,6 +20,12 @@ export interface ParkedRunLink {
   asked(approval: ApprovalRecord): void;
   /** A parked approval was settled (by a human, the time-out or a cancel). */
   settled(approval: ApprovalRecord): void;
+  /**
+   * True while the run's life ends on purpose and its approvals must stay pending for the next
+   * life (the run is being parked, or this replica shuts down): an aborted wait then leaves the
+   * approval as it is instead of cancelling it.
+   */
+  keepsApprovals(runId: string): boolean;
 }
 
 /** Options of {@link createParkedApprover}. */
@@ -75,16 +81,17 @@ export function createParkedApprover(options: ParkedApproverOptions): Approver {
       return options.fallback ? options.fallback(request, signal) : 'unavailable';
     let parked: ApprovalRecord;
     try {
-      // A replayed run asks again with the same call id (run id / call key): it re-parks on the
-      // approval its earlier life made, or takes the decision a human already gave (one isocode
-      // settled when that life ended does not count: the call asks anew).
+      // A replayed (or resumed) run asks again with the same call id (run id / call key): it
+      // re-parks on the approval its earlier life made, or takes the decision already given — by a
+      // human, or by the time-out; one isocode cancelled when an earlier life ended does not count:
+      // the call asks anew.
       const earlier = (await store.listApprovals({ runId, limit: 1000 }))
         .filter((a) => a.callKey === request.callId)
         .pop();
       if (
         earlier !== undefined &&
         earlier.status !== 'pending' &&
-        earlier.decidedBy !== ISOCODE_DECIDER
+        !(earlier.status === 'cancelled' && earlier.decidedBy === ISOCODE_DECIDER)
       ) {
         link.settled(earlier);
         return answerOf(earlier);
@@ -99,6 +106,7 @@ export function createParkedApprover(options: ParkedApproverOptions): Approver {
           args: request.args,
           scope: request.scope,
           reason: request.messages.filter((m) => m.length > 0).join('\n'),
+          expiresAt: Date.now() + timeoutMs,
         }));
     } catch {
       return 'unavailable';
@@ -106,8 +114,14 @@ export function createParkedApprover(options: ParkedApproverOptions): Approver {
     link.asked(parked);
     let final: ApprovalRecord | undefined = parked;
     try {
-      const seen = await store.waitForDecision(parked.id, { signal, timeoutMs });
+      // A re-parked ask keeps its first deadline: a restart or a resume never extends it.
+      const left = Math.max(0, (parked.expiresAt ?? Date.now() + timeoutMs) - Date.now());
+      const seen = await store.waitForDecision(parked.id, { signal, timeoutMs: left });
       final = seen;
+      if (seen?.status === 'pending' && signal.aborted && link.keepsApprovals(runId)) {
+        // The life ends on purpose (parked, shutting down): the ask waits for the next life.
+        return { outcome: 'cancelled' };
+      }
       if (seen?.status === 'pending') {
         // Nobody decided: the call was aborted (the run ended or was cancelled), or time ran out.
         const status = signal.aborted ? 'cancelled' : 'unavailable';

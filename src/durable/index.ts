@@ -7,12 +7,18 @@ import { createRuntime } from '../runtime.js';
 import type { Runtime, RuntimeOptions } from '../runtime-types.js';
 import { createParkedApprover, type ParkedRunLink } from './approvals.js';
 import { openRunStore, type StoreOptions } from './open-store.js';
-import { Replica, type ReplicaOptions } from './recovery.js';
-import { createRunManager, type RunHandle, type RunManager, type StartRun } from './runs.js';
+import type { ReplicaOptions } from './recovery.js';
+import {
+  createRunManager,
+  type RunHandle,
+  type RunManager,
+  type RunManagerOptions,
+  type StartRun,
+} from './runs.js';
 import type { RunStore } from './store.js';
 
 export type * from './store.js';
-export type { RunHandle, RunManager, StartRun } from './runs.js';
+export type { Resolution, RunHandle, RunManager, RunManagerOptions, StartRun } from './runs.js';
 export type { CallView, RunSummary, RunView } from './run-view.js';
 export type { StoreOptions } from './open-store.js';
 export { openRunStore } from './open-store.js';
@@ -39,11 +45,23 @@ export interface DurableRuntimeOptions extends RuntimeOptions {
    */
   humanApprovalTimeoutMs?: number | undefined;
   /**
-   * Leases and the pick-up of runs whose replica died (see `Replica`): lease length and scan
-   * period; `false` turns recovery off (runs of a dead replica then stay as they were).
-   * @default { leaseMs: DEFAULT_LEASE_MS } (15000)
+   * Leases and the dispatch of claimable runs (queued, lapsed, decided): lease length, heartbeat
+   * and scan period (see `Replica`). @default { leaseMs: DEFAULT_LEASE_MS } (15000)
    */
-  recovery?: Pick<ReplicaOptions, 'leaseMs' | 'heartbeatMs' | 'scanMs'> | false | undefined;
+  recovery?: Pick<ReplicaOptions, 'leaseMs' | 'heartbeatMs' | 'scanMs'> | undefined;
+  /** Durable runs' queue, quotas, parking and retention (see {@link RunManagerOptions}). */
+  runs?:
+    | Pick<
+        RunManagerOptions,
+        | 'parkAfterMs'
+        | 'maxQueuedRunsPerScope'
+        | 'maxStoredBytesPerScope'
+        | 'retentionMs'
+        | 'retentionSweepMs'
+        | 'cancelPollMs'
+        | 'settleRetryMs'
+      >
+    | undefined;
 }
 
 /** A runtime with durable runs. `close()` also closes the runs and the store. */
@@ -66,6 +84,7 @@ export async function createDurableRuntime(
     replicaId,
     humanApprovalTimeoutMs,
     recovery,
+    runs: runOptions,
     ...runtimeOptions
   } = options;
   const store = isStore(storeOption) ? storeOption : await openRunStore(storeOption);
@@ -84,29 +103,21 @@ export async function createDurableRuntime(
         runOf: (parentId, scope) => late.link?.runOf(parentId, scope),
         asked: (a) => late.link?.asked(a),
         settled: (a) => late.link?.settled(a),
+        keepsApprovals: (runId) => late.link?.keepsApprovals(runId) ?? false,
       },
     }),
   }).catch(async (error: unknown) => {
     await store.close();
     throw error;
   });
-  const replica: { current?: Replica } = {};
   const runs = createRunManager({
+    ...runOptions,
     runtime,
     store,
     replicaId,
-    hold: (runId) => replica.current?.hold(runId) ?? Promise.resolve(undefined),
+    replica: recovery,
   });
   late.link = runs.link;
-  if (recovery !== false) {
-    replica.current = new Replica(store, {
-      ...recovery,
-      id: runs.replicaId,
-      resume: (run, lease) => runs.resume(run, lease),
-      reap: (run) => runs.reap(run),
-    });
-    replica.current.start();
-  }
   let closed: Promise<void> | undefined;
   return Object.assign({}, runtime, {
     start: (input: StartRun) => runs.start(input),
@@ -114,7 +125,6 @@ export async function createDurableRuntime(
     store,
     close: () =>
       (closed ??= (async () => {
-        await replica.current?.stop();
         await runs.close();
         await runtime.close();
         await store.close();

@@ -100,11 +100,18 @@ export async function runView(store: RunStore, record: RunRecord): Promise<RunVi
 /** A scope's runs, newest first (at most {@link MAX_LISTED_RUNS}). */
 export async function listRunSummaries(
   store: RunStore,
-  filter: { scope: string; status?: readonly RunStatus[] | undefined; limit?: number | undefined },
+  filter: {
+    scope: string;
+    status?: readonly RunStatus[] | undefined;
+    limit?: number | undefined;
+    /** Only runs created before this time (paging). */
+    before?: number | undefined;
+  },
 ): Promise<RunSummary[]> {
   const query: RunFilter = {
     scope: filter.scope,
     status: filter.status,
+    createdBefore: filter.before,
     limit: Math.min(filter.limit ?? MAX_LISTED_RUNS, MAX_LISTED_RUNS),
   };
   const records = await store.listRuns(query);

@@ -1,21 +1,27 @@
 /**
- * The run manager: starts run_code programs in the background as durable runs, persists their
- * status transitions and events (with per-run sequence numbers), and cancels them. A background run
- * is an ordinary run_code call (`runtime.execute`) whose progress, approvals and result are written
- * to the store; the executor and the run_code tool do not know about it.
+ * The run manager: starts run_code programs in the background as durable runs, serves their views,
+ * cancels and resolves them. A background run is an ordinary run_code call (`runtime.execute`)
+ * whose progress, approvals and result are written to the store; the executor and the run_code
+ * tool do not know about it.
+ *
+ * Every life of a run goes through one path (life.ts): a run started here with a free slot is
+ * inserted already leased and runs at once; otherwise it is inserted `queued`, and the dispatch
+ * loop of whichever replica has a slot claims it — the same loop that picks up runs whose replica
+ * died and parked runs whose approvals were decided (recovery.ts).
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { IsocodeError } from '../errors.js';
 import type { JsonValue } from '../json.js';
 import type { Runtime } from '../runtime-types.js';
-import { executeDurably, installDurableCalls } from './execute.js';
-import { journalStoreOf } from './journal-store.js';
-import { defaultReplicaId, type Lease } from './recovery.js';
-import type { ReplayVerdict } from './replay.js';
 import { DEFAULT_SCOPE } from '../tools/scopes.js';
 import { Emitter } from '../events/emitter.js';
-import { cancelLeftoverApprovals, type ParkedRunLink } from './approvals.js';
+import { installDurableCalls } from './execute.js';
+import { ISOCODE_DECIDER, type ParkedRunLink } from './approvals.js';
+import { appendInOrder, resultEvent, runCallIdOf, startLife, type LocalRun } from './life.js';
+import { Replica, type Lease, type ReplicaOptions, type SlotRelease } from './recovery.js';
 import { listRunSummaries, runView, type RunSummary, type RunView } from './run-view.js';
+import { runUpkeep, type UpkeepOptions } from './upkeep.js';
+import { StoreHealth, type StoreHealthState } from './health.js';
 import {
   isFinalStatus,
   type ApprovalRecord,
@@ -32,36 +38,58 @@ export interface StartRun {
   description?: string | undefined;
   /** @default "default" */
   scope?: string | undefined;
+  /**
+   * The client's idempotency key: a second start with the same key in the same scope returns the
+   * first run (`IDEMPOTENCY_MISMATCH` when its program or description differ).
+   */
+  idempotencyKey?: string | undefined;
 }
 
 /** A handle of a started run. */
 export interface RunHandle {
   readonly id: string;
   readonly scope: string;
+  /** False when an earlier start with the same idempotency key made this run. */
+  readonly created: boolean;
   /** The run as stored now. */
   view(): Promise<RunView>;
-  /** Resolves with the view once the run is settled (succeeded, failed or cancelled). */
+  /** Resolves with the view once the run is settled (succeeded, failed or cancelled) or interrupted. */
   wait(): Promise<RunView>;
   /** Cancels the run. */
   cancel(): Promise<RunView | undefined>;
 }
 
+/** How a human resolves the call an `interrupted` run stopped on. */
+export type Resolution =
+  | { action: 'succeeded'; value: JsonValue }
+  | { action: 'failed'; message: string }
+  | { action: 'retry' };
+
 /** Options of {@link createRunManager}. */
-export interface RunManagerOptions {
+export interface RunManagerOptions extends UpkeepOptions {
   runtime: Runtime;
   store: RunStore;
-  /** This replica's id (the owner of the runs it starts). @default {@link defaultReplicaId}() */
+  /** This replica's id (the owner of the runs it runs). @default `defaultReplicaId()` */
   replicaId?: string | undefined;
-  /** Takes and keeps the lease of a run this replica starts (see `Replica.hold`). @default none */
-  hold?: ((runId: string) => Promise<Lease | undefined>) | undefined;
+  /** Leases and dispatch timings (see `Replica`). @default { leaseMs: 15000 } */
+  replica?: Pick<ReplicaOptions, 'leaseMs' | 'heartbeatMs' | 'scanMs'> | undefined;
   /**
-   * How often this replica re-reads the status of the runs it holds, to stop one cancelled through
-   * another replica. @default 1000
+   * How long every live call of a run must wait for a human before the run is parked: its sandbox
+   * and run slot are given back, and a decision resumes it by replay on any replica. `false` never
+   * parks. @default 3000
    */
+  parkAfterMs?: number | false | undefined;
+  /** Runs `queued` in one scope; one more start is refused with QUOTA_EXCEEDED (429). @default 1000 */
+  maxQueuedRunsPerScope?: number | undefined;
+  /** Bytes one scope's runs may hold in the store; past it starts are refused (QUOTA_EXCEEDED). @default 1 GiB */
+  maxStoredBytesPerScope?: number | undefined;
+  /** How often this replica re-reads the status of the runs it holds (cancels via other replicas). @default 1000 */
   cancelPollMs?: number | undefined;
+  /** How long a settlement is retried while the store is unreachable, in ms. @default 60000 */
+  settleRetryMs?: number | undefined;
 }
 
-/** Starts, reads and cancels durable runs; also the link the parked approver reports to. */
+/** Starts, reads, cancels and resolves durable runs; also the link the parked approver reports to. */
 export interface RunManager {
   readonly replicaId: string;
   readonly store: RunStore;
@@ -72,60 +100,94 @@ export interface RunManager {
   /** A scope's runs, newest first (at most 100). */
   list(
     scope: string,
-    options?: { status?: readonly RunStatus[] | undefined; limit?: number | undefined },
+    options?: {
+      status?: readonly RunStatus[] | undefined;
+      limit?: number | undefined;
+      before?: number | undefined;
+    },
   ): Promise<RunSummary[]>;
   /** Cancels a run that is not settled. @returns the view, or undefined when unknown or of another scope. */
   cancel(id: string, scope?: string): Promise<RunView | undefined>;
   /**
-   * Runs the next life of a run this replica has just claimed (its earlier replica died): a replay
-   * from the run's journal (see replay.ts). Resolves once the run has settled here.
+   * Resolves the call an `interrupted` run stopped on (it took effect with `value`, it failed, or
+   * run it again) and queues the run: its next life continues by replay.
+   * @throws IsocodeError BAD_REQUEST when the run is not interrupted.
+   * @returns the view, or undefined when unknown or of another scope.
    */
-  resume(record: RunRecord, lease: Lease): Promise<void>;
-  /**
-   * Settles a run cancelled while its replica was gone (`cancelled`, not settled, its lease lapsed):
-   * `finishedAt`, its pending approvals cancelled, a `result` event. The recovery loop calls it.
-   */
-  reap(record: RunRecord): Promise<void>;
+  resolve(id: string, resolution: Resolution, scope?: string): Promise<RunView | undefined>;
   /** Subscribes to events this replica appends; returns the unsubscribe function. */
   onEvent(listener: (event: RunEvent) => void): () => void;
-  /** Aborts the local runs (they stay `running` in the store for another replica) and stops. */
+  /** Counters: lives running here, leases held, runs claimed. */
+  stats(): { local: number; held: number; claimed: number; lost: number };
+  /** The store's health and size as last seen (refreshed in the background). */
+  health(): StoreHealthState;
+  /** Lets go of the local runs (released in the store for another replica, approvals kept) and stops. */
   close(): Promise<void>;
 }
 
-interface LocalRun {
-  id: string;
-  scope: string;
-  controller: AbortController;
-  pending: Set<string>;
-  /** Appends in order. */
-  chain: Promise<unknown>;
-  settled: Promise<void>;
+/** The digest an idempotency key is bound to: the request's program and description. */
+function requestHash(code: string, description: string): string {
+  return createHash('sha256')
+    .update(JSON.stringify([code, description]))
+    .digest('hex');
 }
 
-// `http-` ids are reserved for server-made ids on the HTTP face: no client can pose as a run's call.
-const RUN_CALL_PREFIX = 'http-run-';
-
-/** Creates the run manager over a runtime and a store. */
+/** Creates the run manager over a runtime and a store, with this replica's dispatch loop. */
 export function createRunManager(options: RunManagerOptions): RunManager {
   const { runtime, store } = options;
-  const replicaId = options.replicaId ?? defaultReplicaId();
   const local = new Map<string, LocalRun>(); // by run id
   const byCall = new Map<string, LocalRun>(); // by run_code call id
+  const settledWaiters = new Map<string, Set<() => void>>();
   const events = new Emitter<[RunEvent]>();
+  const maxQueued = options.maxQueuedRunsPerScope ?? 1000;
+  const maxBytes = options.maxStoredBytesPerScope ?? 1024 ** 3;
   let closing = false;
+  const admitting = new Map<string, Promise<void>>(); // per scope: quota checks in turn
   installDurableCalls(runtime);
 
-  const append = (run: LocalRun, type: string, data: JsonValue): Promise<unknown> =>
-    (run.chain = run.chain
-      .then(() => store.appendEvent(run.id, type, data))
-      .then((e) => e && events.emit(e))
-      .catch(() => undefined)); // a lost event never breaks the run
+  const emit = (e: RunEvent): void => {
+    events.emit(e);
+    if (e.type === 'result') for (const w of settledWaiters.get(e.runId) ?? []) w();
+  };
+  const health = new StoreHealth(store);
+  const replica: Replica = new Replica(store, {
+    ...options.replica,
+    id: options.replicaId,
+    reserve: (scope) => (closing ? Promise.resolve(undefined) : runtime.reserveRun(scope)),
+    launch: (record, lease, slot) => launch(record, lease, slot).done,
+    upkeep: async () => {
+      await health.refresh();
+      await runUpkeep(store, options, emit);
+    },
+  });
+  const replicaId = replica.id;
+  const deps = {
+    runtime,
+    store,
+    replicaId,
+    emit,
+    parkAfterMs: options.parkAfterMs ?? 3000,
+    settleRetryMs: options.settleRetryMs ?? 60_000,
+    closing: () => closing,
+  };
+
+  function launch(record: RunRecord, lease: Lease, slot: SlotRelease): LocalRun {
+    const run = startLife(deps, record, lease, slot, (ended) => {
+      if (local.get(ended.id) === ended) local.delete(ended.id);
+      byCall.delete(runCallIdOf(ended.id));
+      lease.release();
+      replica.wake(); // a slot is free here now
+    });
+    local.set(record.id, run);
+    byCall.set(runCallIdOf(record.id), run);
+    return run;
+  }
 
   const setStatus = (run: LocalRun, status: RunStatus, from: RunStatus[]): Promise<unknown> =>
     (run.chain = run.chain
       .then(() => store.updateRun(run.id, { status }, { status: from }))
       .then((r) => r && store.appendEvent(run.id, 'status', { status }))
-      .then((e) => e && events.emit(e))
+      .then((e) => e && emit(e))
       .catch(() => undefined));
 
   // A cancel posted to another replica only changes the store: notice it and stop the run here.
@@ -142,7 +204,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
 
   const offProgress = runtime.onProgress((callId, event) => {
     const run = byCall.get(callId);
-    if (run) void append(run, event.type, event as unknown as JsonValue);
+    if (run) void appendInOrder(deps, run, event.type, event as unknown as JsonValue);
   });
 
   const link: ParkedRunLink = {
@@ -154,129 +216,75 @@ export function createRunManager(options: RunManagerOptions): RunManager {
       const run = local.get(a.runId);
       if (!run) return;
       run.pending.add(a.id);
-      void append(run, 'approval', approvalEvent(a));
+      void appendInOrder(deps, run, 'approval', approvalEvent(a));
       if (run.pending.size === 1) void setStatus(run, 'waiting-approval', ['running']);
+      run.watch();
     },
     settled(a: ApprovalRecord) {
       const run = local.get(a.runId);
       if (!run) return;
-      run.pending.delete(a.id);
-      void append(run, 'approval', approvalEvent(a));
+      const was = run.pending.delete(a.id);
+      if (was) void appendInOrder(deps, run, 'approval', approvalEvent(a));
       if (run.pending.size === 0) void setStatus(run, 'running', ['waiting-approval']);
+      run.watch();
     },
+    keepsApprovals: (runId) => local.get(runId)?.ending !== undefined,
   };
 
   const view = (record: RunRecord): Promise<RunView> => runView(store, record);
 
-  async function settle(run: LocalRun, verdict: ReplayVerdict): Promise<void> {
-    await run.chain;
-    if (closing) return; // the run stays in the store as it was, for a replica to pick up
-    const cancelled = run.controller.signal.aborted;
-    const status: RunStatus =
-      verdict.status === 'succeeded' || !cancelled ? verdict.status : 'cancelled';
-    const result = verdict.status === 'interrupted' ? undefined : verdict.result;
-    const json =
-      result === undefined ? undefined : (JSON.parse(JSON.stringify(result)) as JsonValue);
-    const done = await store
-      .updateRun(
-        run.id,
-        {
-          status,
-          ...(json === undefined ? {} : { result: json }),
-          ...(verdict.status === 'succeeded'
-            ? {}
-            : { error: JSON.parse(JSON.stringify(verdict.error)) as JsonValue }),
-          finishedAt: Date.now(),
-          owner: null,
-          leaseExpiresAt: null,
-        },
-        { status: ['queued', 'running', 'waiting-approval', 'cancelled'], owner: replicaId },
-      )
-      .catch(() => undefined);
-    if (!done) return;
-    // Asks of this run nobody decided (siblings of a rejected ask, asks a diverged replay never
-    // reached) must not wait for a human forever.
-    const leftover = await cancelLeftoverApprovals(store, run.id).catch(() => []);
-    for (const a of leftover) void append(run, 'approval', approvalEvent(a));
-    await append(run, 'result', {
-      status: done.status,
-      result: json ?? null,
-      ...(verdict.status === 'succeeded'
-        ? {}
-        : { error: JSON.parse(JSON.stringify(verdict.error)) as JsonValue }),
-    });
+  /** Resolves once run `id` has a `result` event (settled or interrupted), here or elsewhere. */
+  async function untilResult(id: string): Promise<void> {
+    for (;;) {
+      const record = await store.getRun(id);
+      if (!record || isFinalStatus(record.status) || record.status === 'interrupted') return;
+      await new Promise<void>((resolve) => {
+        let set = settledWaiters.get(id);
+        if (!set) settledWaiters.set(id, (set = new Set()));
+        const done = (): void => {
+          clearTimeout(timer);
+          set.delete(done);
+          if (set.size === 0) settledWaiters.delete(id);
+          resolve();
+        };
+        const timer = setTimeout(done, 1000); // runs settled by another replica: re-read
+        set.add(done);
+      });
+    }
   }
 
-  /**
-   * Settles `record` as cancelled here, when its holder is gone (compare-and-set on its owner):
-   * writes `finishedAt`, cancels its pending approvals and records the events.
-   * @returns whether this call settled it.
-   */
-  async function settleCancelled(record: RunRecord, from: RunStatus[]): Promise<boolean> {
-    const { id } = record;
-    const settled = await store.updateRun(
-      id,
-      {
-        status: 'cancelled',
-        finishedAt: record.finishedAt ?? Date.now(),
-        owner: null,
-        leaseExpiresAt: null,
-      },
-      { status: from, owner: record.owner ?? null },
-    );
-    if (!settled) return false;
-    const leftover = await cancelLeftoverApprovals(store, id);
-    const appended = [
-      ...(record.status === 'cancelled'
-        ? []
-        : [await store.appendEvent(id, 'status', { status: 'cancelled' })]),
-      ...(await Promise.all(
-        leftover.map((a) => store.appendEvent(id, 'approval', approvalEvent(a))),
-      )),
-      // An interrupted run already has its result event.
-      ...(record.finishedAt === undefined
-        ? [await store.appendEvent(id, 'result', { status: 'cancelled', result: null })]
-        : []),
-    ];
-    for (const e of appended) if (e) events.emit(e);
-    return true;
-  }
-
-  /** Runs one life of `record` here (a first run or a replay) and settles it. */
-  function launch(
-    record: RunRecord,
-    lease: Lease | undefined,
-    initial: RunEvent | undefined,
-  ): LocalRun {
-    const { id, scope } = record;
-    const controller = new AbortController();
-    const run: LocalRun = {
+  function handleOf(run: RunRecord, created: boolean): RunHandle {
+    const { id, scope } = run;
+    return {
       id,
       scope,
-      controller,
-      pending: new Set(),
-      chain: Promise.resolve(initial).then((e) => e && events.emit(e)),
-      settled: Promise.resolve(),
+      created,
+      view: async () => (await manager.get(id)) as RunView,
+      wait: async () => {
+        await untilResult(id);
+        return (await manager.get(id)) as RunView;
+      },
+      cancel: async () => manager.cancel(id),
     };
-    const callId = `${RUN_CALL_PREFIX}${id}`;
-    local.set(id, run);
-    byCall.set(callId, run);
-    const signal =
-      lease === undefined ? controller.signal : AbortSignal.any([controller.signal, lease.signal]);
-    run.settled = executeDurably(
-      runtime,
-      journalStoreOf(store),
-      { id, scope, program: record.program, description: record.description },
-      { signal, callId },
-    )
-      .then((verdict) => (lease?.signal.aborted === true ? undefined : settle(run, verdict)))
-      .catch(() => undefined)
-      .finally(() => {
-        lease?.release();
-        local.delete(id);
-        byCall.delete(callId);
-      });
-    return run;
+  }
+
+  /** Settles an orphan (queued, parked, interrupted, or its holder gone) as cancelled, here. */
+  async function cancelOrphan(record: RunRecord): Promise<boolean> {
+    const settled = await store.settleRun(record.id, null, {
+      status: 'cancelled',
+      cancelPendingApprovalsAs: ISOCODE_DECIDER,
+      events: [
+        ...(record.status === 'cancelled'
+          ? []
+          : [{ type: 'status', data: { status: 'cancelled' } }]),
+        // An interrupted run already has its result event.
+        ...(record.status === 'interrupted'
+          ? []
+          : [resultEvent('cancelled', undefined, undefined)]),
+      ],
+    });
+    for (const e of settled?.events ?? []) emit(e);
+    return settled !== undefined;
   }
 
   const manager: RunManager = {
@@ -290,37 +298,72 @@ export function createRunManager(options: RunManagerOptions): RunManager {
       } catch {
         throw new IsocodeError('INVALID_SCOPE', `unknown scope "${scope}"`);
       }
+      if (closing) throw new IsocodeError('SHUTTING_DOWN', 'the server is shutting down');
       const description = input.description ?? 'background run';
       // run_code's own schema decides, before anything is stored (INVALID_ARGS as a call would).
       const invalid = runtime.checkRunCodeArgs({ code: input.code, description }, scope);
       if (invalid) throw invalid;
-      const id = `run_${randomUUID()}`;
-      const record = await store.createRun({
-        id,
-        scope,
-        program: input.code,
-        description,
-        status: 'running',
-        owner: replicaId,
-      });
-      await store.updateRun(id, { startedAt: record.createdAt });
-      const lease = await options.hold?.(id);
-      const initial = await store.appendEvent(id, 'status', {
-        status: 'running',
-        replica: replicaId,
-      });
-      const run = launch(record, lease, initial);
-      const handle: RunHandle = {
-        id,
-        scope,
-        view: async () => (await manager.get(id)) as RunView,
-        wait: async () => {
-          await run.settled;
-          return (await manager.get(id)) as RunView;
-        },
-        cancel: async () => manager.cancel(id),
-      };
-      return handle;
+      const hash = requestHash(input.code, description);
+      if (input.idempotencyKey !== undefined) {
+        // A retry of a start that was accepted returns that run, even past the quotas.
+        const [existing] = await store.listRuns({
+          scope,
+          limit: 1,
+          idempotencyKey: input.idempotencyKey,
+        });
+        if (existing) return handleOf(checkedRetry(existing, hash), false);
+      }
+      // The quota check and the insert are one step per scope on this replica (across replicas
+      // the bound can be overshot by at most one start per replica racing).
+      const admitted = admitting.get(scope) ?? Promise.resolve();
+      let done: () => void = () => undefined;
+      const mine = new Promise<void>((resolve) => (done = resolve));
+      const turn = admitted.then(() => mine);
+      admitting.set(scope, turn);
+      await admitted;
+      let slot: SlotRelease | undefined;
+      let created;
+      try {
+        const usage = await store.usage(scope);
+        if (usage.queued >= maxQueued)
+          throw quota(
+            `this scope has ${usage.queued} runs queued (at most ${maxQueued}); retry later`,
+          );
+        if (usage.bytes >= maxBytes)
+          throw quota(
+            `this scope's runs hold ${usage.bytes} bytes in the store (at most ${maxBytes}); wait for old runs to expire`,
+          );
+        slot = await runtime.reserveRun(scope);
+        created = await store.createRun({
+          id: `run_${randomUUID()}`,
+          scope,
+          program: input.code,
+          description,
+          ...(slot === undefined
+            ? {}
+            : { lease: { owner: replicaId, expiresAt: replica.leaseUntil() } }),
+          ...(input.idempotencyKey === undefined
+            ? {}
+            : { idempotencyKey: input.idempotencyKey, requestHash: hash }),
+        });
+      } catch (error) {
+        slot?.();
+        throw error;
+      } finally {
+        done();
+        if (admitting.get(scope) === turn) admitting.delete(scope);
+      }
+      const { run, created: fresh } = created;
+      if (!fresh) {
+        slot?.();
+        return handleOf(checkedRetry(run, hash), false);
+      }
+      if (slot === undefined) {
+        const e = await store.appendEvent(run.id, 'status', { status: 'queued' });
+        if (e) emit(e);
+        replica.wake();
+      } else launch(run, replica.adopt(run), slot);
+      return handleOf(run, true);
     },
     async get(id, scope) {
       const record = await store.getRun(id, scope);
@@ -332,54 +375,122 @@ export function createRunManager(options: RunManagerOptions): RunManager {
       if (!record) return undefined;
       if (isFinalStatus(record.status)) return view(record);
       const run = local.get(id);
-      const from: RunStatus[] = ['queued', 'running', 'waiting-approval', 'interrupted'];
-      // A run nobody holds (no owner, or its owner's lease lapsed: that replica is gone) is
-      // settled here, its pending approvals with it.
       const orphan =
         !run && (record.owner === undefined || (record.leaseExpiresAt ?? Infinity) < Date.now());
-      if (orphan && (await settleCancelled(record, from))) return manager.get(id);
+      if (orphan && (await cancelOrphan(record))) return manager.get(id);
       // A run another replica holds is only marked: its holder notices, stops it and settles it.
+      const from: RunStatus[] = ['queued', 'running', 'waiting-approval', 'interrupted'];
       const updated = await store.updateRun(id, { status: 'cancelled' }, { status: from });
       if (run) {
-        await append(run, 'status', { status: 'cancelled' });
+        await appendInOrder(deps, run, 'status', { status: 'cancelled' });
         run.controller.abort();
-        await run.settled;
+        await run.done;
       } else if (updated) {
         const e = await store.appendEvent(id, 'status', { status: 'cancelled' });
-        if (e) events.emit(e);
+        if (e) emit(e);
       }
       return manager.get(id);
     },
-    async resume(record, lease) {
-      const running = await store.updateRun(
-        record.id,
-        { status: 'running' },
-        { owner: replicaId, status: ['queued', 'running', 'waiting-approval'] },
+    async resolve(id, resolution, scope) {
+      const record = await store.getRun(id, scope);
+      if (!record) return undefined;
+      if (record.status !== 'interrupted')
+        throw new IsocodeError(
+          'BAD_REQUEST',
+          `run ${id} is ${record.status}; only an interrupted run can be resolved`,
+        );
+      const key = interruptedKey(record);
+      if (key === undefined)
+        throw new IsocodeError('BAD_REQUEST', `run ${id} names no interrupted call`);
+      const done = await store.resolveCall(id, key, callResolution(key, resolution));
+      if (!done)
+        throw new IsocodeError(
+          'BAD_REQUEST',
+          `the interrupted call of run ${id} is already resolved`,
+        );
+      const queued = await store.updateRun(
+        id,
+        { status: 'queued', error: null, finishedAt: null },
+        { status: ['interrupted'] },
       );
-      if (running === undefined) return lease.release();
-      const initial = await store.appendEvent(record.id, 'status', {
-        status: 'running',
-        replica: replicaId,
-        replay: true,
-      });
-      await launch(running, lease, initial).settled;
-    },
-    async reap(record) {
-      if (record.status !== 'cancelled' || record.finishedAt !== undefined) return;
-      if (local.has(record.id)) return;
-      await settleCancelled(record, ['cancelled']);
+      if (queued) {
+        const e = await store.appendEvent(id, 'status', {
+          status: 'queued',
+          resolved: resolution.action,
+        });
+        if (e) emit(e);
+        replica.wake();
+      }
+      return manager.get(id);
     },
     onEvent: (listener) => events.on(listener),
+    stats: () => {
+      const s = replica.stats();
+      return { local: local.size, held: s.held, claimed: s.claimed, lost: s.lost };
+    },
+    health: () => health.state,
     async close() {
       closing = true;
       clearInterval(cancelWatch);
       offProgress();
       const runs = [...local.values()];
-      for (const run of runs) run.controller.abort();
-      await Promise.all(runs.map((r) => r.settled));
+      for (const run of runs) {
+        run.ending ??= 'closing';
+        run.controller.abort(new Error('replica stopping'));
+      }
+      await Promise.all(runs.map((r) => r.done));
+      await replica.stop();
     },
   };
+  replica.start();
   return manager;
+}
+
+function quota(message: string): IsocodeError {
+  return new IsocodeError('QUOTA_EXCEEDED', message, { details: { retryAfterSeconds: 5 } });
+}
+
+/** The run an idempotent retry returns, if the request is the same. */
+function checkedRetry(run: RunRecord, hash: string): RunRecord {
+  if (run.requestHash !== hash)
+    throw new IsocodeError(
+      'IDEMPOTENCY_MISMATCH',
+      'this Idempotency-Key was used for another request (a different program or description)',
+      { details: { runId: run.id } },
+    );
+  return run;
+}
+
+/** The key of the call an interrupted run stopped on (from its error's details). */
+function interruptedKey(record: RunRecord): string | undefined {
+  const details = (record.error as { details?: { call?: { key?: unknown } } } | undefined)?.details;
+  const key = details?.call?.key;
+  return typeof key === 'string' ? key : undefined;
+}
+
+/** The store's resolution of a call, as a ToolResult the replay hands the program. */
+function callResolution(
+  key: string,
+  r: Resolution,
+): { status: 'ok' | 'error'; result: JsonValue } | { status: 'pending' } {
+  const meta = { callId: key, toolName: '', scope: '', durationMs: 0, stages: [] };
+  if (r.action === 'retry') return { status: 'pending' };
+  if (r.action === 'succeeded') {
+    const text = JSON.stringify(r.value) ?? 'null';
+    return {
+      status: 'ok',
+      result: { ok: true, value: r.value, content: [{ type: 'text', text }], meta },
+    };
+  }
+  return {
+    status: 'error',
+    result: {
+      ok: false,
+      error: { code: 'TOOL_ERROR', message: r.message },
+      content: [{ type: 'text', text: `TOOL_ERROR: ${r.message}` }],
+      meta,
+    },
+  };
 }
 
 function approvalEvent(a: ApprovalRecord): JsonValue {

@@ -109,9 +109,11 @@ export interface RunPatch {
   leaseExpiresAt?: number | null;
   parked?: boolean;
   result?: JsonValue;
-  error?: JsonValue;
+  /** `null` clears it (a resolved `interrupted` run queued again). */
+  error?: JsonValue | null;
   startedAt?: number;
-  finishedAt?: number;
+  /** `null` clears it. */
+  finishedAt?: number | null;
 }
 
 /** Conditions of a compare-and-set update: every given one must hold or nothing changes. */
@@ -132,6 +134,8 @@ export interface RunFilter {
   leaseExpiredBefore?: number | undefined;
   /** Only runs not settled yet (no `finishedAt`). @default false */
   unsettled?: boolean | undefined;
+  /** Only the run made with this idempotency key (in `scope`). */
+  idempotencyKey?: string | undefined;
   /** Only runs created before this time (paging: the `createdAt` of the last run of the previous page). */
   createdBefore?: number | undefined;
   /** @default 100 */
@@ -266,8 +270,8 @@ export interface Settlement {
   status: RunStatus;
   result?: JsonValue | undefined;
   error?: JsonValue | undefined;
-  /** @default now */
-  finishedAt?: number | undefined;
+  /** @default now; `null` leaves it unset (an `interrupted` run is not settled: it can be resolved). */
+  finishedAt?: number | null | undefined;
   /** Events appended after the run's own (`status`/`result` are the caller's to include). */
   events: readonly NewEvent[];
   /**
@@ -350,7 +354,11 @@ export interface RunStore {
    * Gives the run up (owner and lease cleared, epoch kept), with `parked` set when asked: a parked
    * run is not claimable while one of its approvals is pending. @returns false when the fence no longer holds.
    */
-  releaseRun(id: string, fence: Fence, options?: { parked?: boolean | undefined }): Promise<boolean>;
+  releaseRun(
+    id: string,
+    fence: Fence,
+    options?: { parked?: boolean | undefined },
+  ): Promise<boolean>;
   /**
    * Writes a run's terminal (or `interrupted`) state and its events in ONE transaction, fenced:
    * the run's owner and epoch must still be `fence` (`fence: null`: the run must be unowned or its
@@ -364,7 +372,10 @@ export interface RunStore {
    * @returns `inserted: true` and the new record, `inserted: false` and the existing one, or
    *   undefined when the fence no longer holds.
    */
-  recordArrival(call: NewCall, fence: Fence): Promise<{ inserted: boolean; record: CallRecord } | undefined>;
+  recordArrival(
+    call: NewCall,
+    fence: Fence,
+  ): Promise<{ inserted: boolean; record: CallRecord } | undefined>;
   /**
    * `pending` → `started`, fenced on the run's epoch, in one compare-and-set: true for exactly one
    * life, and only while `fence` is the run's current one. A body runs only after this returned true.
@@ -397,7 +408,12 @@ export interface RunStore {
   countCalls(runIds: readonly string[]): Promise<Map<string, number>>;
 
   /** Appends a recorded value, fenced. @returns its sequence number, or undefined when the fence failed. */
-  recordValue(runId: string, kind: RecordedKind, value: number, fence: Fence): Promise<number | undefined>;
+  recordValue(
+    runId: string,
+    kind: RecordedKind,
+    value: number,
+    fence: Fence,
+  ): Promise<number | undefined>;
   /** A run's recorded values in order. */
   listValues(runId: string): Promise<RecordedValue[]>;
 
