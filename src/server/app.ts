@@ -104,7 +104,7 @@ export function buildHttpApp(options: HttpAppOptions): HttpAppParts {
   const { runtime } = options;
   const inflight = new InFlight();
   let serving = 0;
-  const metrics = createServiceMetrics(runtime, () => serving);
+  const metrics = createServiceMetrics(runtime, () => serving, options.runs);
   const authenticate = createAuthenticator({
     apiKeys: options.apiKeys,
     defaultScope: options.defaultScope,
@@ -136,7 +136,19 @@ export function buildHttpApp(options: HttpAppOptions): HttpAppParts {
     await next();
   });
 
-  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.get('/healthz', (c) => {
+    // Read from state kept in the background: /healthz never waits on the store.
+    const store = options.runs?.health();
+    if (store === undefined || store.status !== 'unreachable')
+      return c.json({ status: 'ok', ...(store === undefined ? {} : { store: store.status }) });
+    return c.json({
+      status: 'degraded',
+      store: store.status,
+      storeError: store.message,
+      // What still works without the store: synchronous runs and calls; not background runs.
+      degraded: ['/v1/runs', '/v1/approvals'],
+    });
+  });
   app.get('/metrics', (c) =>
     c.text(metrics.render(), 200, { 'Content-Type': PROMETHEUS_CONTENT_TYPE }),
   );

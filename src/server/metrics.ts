@@ -7,6 +7,48 @@ import type { WorkerPoolStats } from '../sandbox/worker/supervisor.js';
 import { RUN_CODE, type ExecutorEvent, type Runtime, type ToolResult } from '../index.js';
 import { Counter, Gauge, Histogram, MetricsRegistry } from './prometheus.js';
 
+/** What the durable gauges read of the run manager. */
+export interface DurableMetricsSource {
+  stats(): { local: number; held: number };
+  health(): {
+    status: string;
+    stats?: { runs: number; bytes: number; approvalsPending: number } | undefined;
+  };
+}
+
+/** Gauges of durable runs: lives here, and the store's health and size (as last seen). */
+function addDurableGauges(registry: MetricsRegistry, runs: DurableMetricsSource): void {
+  const gauge = (name: string, help: string, read: () => number): void => {
+    registry.add(new Gauge(name, help, read));
+  };
+  gauge(
+    'isocode_durable_runs_local',
+    'Durable run lives running on this replica (each holds a run slot; parked runs hold none).',
+    () => runs.stats().local,
+  );
+  gauge('isocode_durable_leases_held', 'Run leases this replica holds.', () => runs.stats().held);
+  gauge(
+    'isocode_durable_store_up',
+    'Whether the run store answered its last ping (1) or not (0).',
+    () => (runs.health().status === 'unreachable' ? 0 : 1),
+  );
+  gauge(
+    'isocode_durable_store_runs',
+    'Runs in the store at the last check.',
+    () => runs.health().stats?.runs ?? 0,
+  );
+  gauge(
+    'isocode_durable_store_bytes',
+    'Bytes the runs in the store hold at the last check.',
+    () => runs.health().stats?.bytes ?? 0,
+  );
+  gauge(
+    'isocode_durable_approvals_pending',
+    'Approvals waiting for a human at the last check.',
+    () => runs.health().stats?.approvalsPending ?? 0,
+  );
+}
+
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 
 /** The metrics of one HTTP app. */
@@ -22,8 +64,13 @@ export interface ServiceMetrics {
 }
 
 /** Creates the metrics of an app over `runtime`; `inFlight` reads the requests being served. */
-export function createServiceMetrics(runtime: Runtime, inFlight: () => number): ServiceMetrics {
+export function createServiceMetrics(
+  runtime: Runtime,
+  inFlight: () => number,
+  durable?: DurableMetricsSource,
+): ServiceMetrics {
   const registry = new MetricsRegistry();
+  if (durable !== undefined) addDurableGauges(registry, durable);
   const requests = registry.add(
     new Counter('isocode_http_requests_total', 'HTTP responses by route and status.'),
   );

@@ -8,7 +8,8 @@
 import type { Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
-import type { RunManager } from '../durable/runs.js';
+import type { Resolution, RunManager } from '../durable/runs.js';
+import type { JsonValue } from '../json.js';
 import { MAX_LISTED_RUNS } from '../durable/run-view.js';
 import {
   isFinalStatus,
@@ -35,6 +36,14 @@ const startBody = z.strictObject({
   code: z.string(),
   description: z.string().optional(),
 });
+/** How a human resolves an interrupted run's call: it took effect (with its value), it failed, or run it again. */
+const resolveBody = z.strictObject({
+  action: z.enum(['succeeded', 'failed', 'retry']),
+  value: z.json().optional(),
+  message: z.string().max(2000).optional(),
+});
+/** RFC 9110 visible ASCII, bounded: what clients (Stripe's convention: a UUID) send. */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
 const decision = z.enum(['allowed-once', 'rejected']);
 const decideBody = z.strictObject({ decision });
 const batchBody = z.strictObject({
@@ -62,14 +71,37 @@ export function runRoutes(app: Hono<HttpEnv>, deps: RunRoutesDeps): void {
 
   app.post('/v1/runs', async (c) => {
     const body = await parseBody(c.req, startBody);
+    const key = c.req.header('idempotency-key');
+    if (key !== undefined && !IDEMPOTENCY_KEY.test(key))
+      return errorResponse(
+        c,
+        'BAD_REQUEST',
+        'Idempotency-Key must be 1 to 200 visible ASCII characters',
+      );
     const handle = await runs.start({
       code: body.code,
       description: body.description,
       scope: c.get('scope'),
+      idempotencyKey: key,
     });
-    return c.json({ id: handle.id, status: (await handle.view()).status }, 202, {
-      Location: `/v1/runs/${handle.id}`,
-    });
+    // A retry with the same key answers as the first request did (the run as it stands now).
+    return c.json(
+      { id: handle.id, status: (await handle.view()).status, created: handle.created },
+      202,
+      { Location: `/v1/runs/${handle.id}` },
+    );
+  });
+
+  app.post('/v1/runs/:id/resolve', async (c) => {
+    const body = await parseBody(c.req, resolveBody);
+    const resolution: Resolution =
+      body.action === 'succeeded'
+        ? { action: 'succeeded', value: (body.value ?? null) as JsonValue }
+        : body.action === 'failed'
+          ? { action: 'failed', message: body.message ?? 'resolved as failed by a human' }
+          : { action: 'retry' };
+    const view = await runs.resolve(c.req.param('id'), resolution, c.get('scope'));
+    return view ? c.json(view) : notFound(c, 'run');
   });
 
   app.get('/v1/runs', async (c) => {
@@ -89,9 +121,18 @@ export function runRoutes(app: Hono<HttpEnv>, deps: RunRoutesDeps): void {
         'BAD_REQUEST',
         `limit must be an integer from 1 to ${MAX_LISTED_RUNS}`,
       );
+    const rawBefore = c.req.query('before');
+    const before = rawBefore === undefined ? undefined : Number(rawBefore);
+    if (before !== undefined && !Number.isSafeInteger(before))
+      return errorResponse(
+        c,
+        'BAD_REQUEST',
+        'before must be a createdAt time (ms since the epoch)',
+      );
     const list = await runs.list(c.get('scope'), {
       status: status.length > 0 ? (status as RunStatus[]) : undefined,
       limit,
+      before,
     });
     return c.json({ runs: list });
   });

@@ -125,9 +125,10 @@ export interface AuditConfig {
 }
 
 /**
- * The run store of durable runs (`/v1/runs`, approvals that wait). Without a `store` section
- * durable runs are off. `{}` is an in-memory embedded store; `path` an embedded store on disk;
- * `url` / `urlEnv` a PostgreSQL server shared by replicas.
+ * The run store of durable runs (`/v1/runs`, approvals that wait). `isocode serve` without a
+ * `store` section uses an in-memory embedded store; `"store": false` turns durable runs off.
+ * `{}` is an in-memory embedded store; `path` an embedded store on disk; `url` / `urlEnv` a
+ * PostgreSQL server shared by replicas.
  */
 export interface StoreConfig {
   /** `postgres://…` (prefer `urlEnv` when it holds a password). */
@@ -144,6 +145,17 @@ export interface StoreConfig {
   replicaId: string | undefined;
   /** How long a run's lease lasts without renewal; a dead replica's runs are picked up after it. @default 15000 */
   leaseMs: number | undefined;
+  /**
+   * How long every live call of a run must wait for a human before the run is parked (its sandbox
+   * and slot given back; a decision resumes it by replay on any replica); `false` never parks. @default 3000
+   */
+  parkAfterMs: number | false | undefined;
+  /** Runs queued in one scope; one more `POST /v1/runs` is 429 QUOTA_EXCEEDED. @default 1000 */
+  maxQueuedRunsPerScope: number | undefined;
+  /** Bytes one scope's runs may hold in the store; past it `POST /v1/runs` is 429 QUOTA_EXCEEDED. @default 1073741824 */
+  maxStoredBytesPerScope: number | undefined;
+  /** How long settled runs are kept before the sweeper deletes them; `false` keeps them. @default 604800000 (7 days) */
+  retentionMs: number | false | undefined;
 }
 
 /** An API key given literally in the config. */
@@ -228,8 +240,11 @@ export interface IsocodeConfig {
   defaultTimeoutMs: number;
   /** Audit log. @default undefined (no audit file) */
   audit: AuditConfig | undefined;
-  /** Durable runs' store. @default undefined (durable runs off) */
-  store: StoreConfig | undefined;
+  /**
+   * Durable runs' store: `false` turns them off; undefined leaves the choice to the face
+   * (`isocode serve` opens an in-memory embedded store; the one-shot CLI opens none).
+   */
+  store: StoreConfig | false | undefined;
   /** The MCP server face (`isocode mcp`). @default { elicitation: true } */
   mcp: McpFaceConfig;
   /** The HTTP service. */

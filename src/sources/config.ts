@@ -271,8 +271,8 @@ export function parseConfig(
     audit: top.audit === undefined ? undefined : { path: resolve(dir, top.audit.path) },
     mcp: { elicitation: top.mcp.elicitation },
     store:
-      top.store === undefined
-        ? undefined
+      top.store === undefined || top.store === false
+        ? top.store
         : {
             url: top.store.url,
             urlEnv: top.store.urlEnv,
@@ -281,6 +281,10 @@ export function parseConfig(
             approvalTimeoutMs: top.store.approvalTimeoutMs,
             replicaId: top.store.replicaId,
             leaseMs: top.store.leaseMs,
+            parkAfterMs: top.store.parkAfterMs,
+            maxQueuedRunsPerScope: top.store.maxQueuedRunsPerScope,
+            maxStoredBytesPerScope: top.store.maxStoredBytesPerScope,
+            retentionMs: top.store.retentionMs,
           },
     server: {
       host: top.server.host,

@@ -32,7 +32,27 @@ export interface OpenRuntimeOptions {
   runtime?: Partial<RuntimeOptions> | undefined;
   /** Presentation mode of the default scope when the config declares none. @default "code" */
   defaultMode?: ScopeConfig['mode'];
+  /**
+   * Opens an in-memory embedded store when the config has no `store` section (`isocode serve`);
+   * `"store": false` in the config still turns durable runs off. @default false
+   */
+  durableByDefault?: boolean | undefined;
 }
+
+/** The store `durableByDefault` opens: embedded, in memory. */
+const EMBEDDED_IN_MEMORY: StoreConfig = {
+  url: undefined,
+  urlEnv: undefined,
+  path: undefined,
+  schema: undefined,
+  approvalTimeoutMs: undefined,
+  replicaId: undefined,
+  leaseMs: undefined,
+  parkAfterMs: undefined,
+  maxQueuedRunsPerScope: undefined,
+  maxStoredBytesPerScope: undefined,
+  retentionMs: undefined,
+};
 
 /** A runtime opened from a config, with its sources. */
 export interface OpenedRuntime {
@@ -109,19 +129,28 @@ export async function openRuntime(options: OpenRuntimeOptions = {}): Promise<Ope
     const extra = options.runtime ?? {};
     const codeMode =
       extra.codeMode === false ? false : codeModeOptions(config, scopeLimits, extra.codeMode);
-    const durable = config.store && {
+    // `isocode serve` has durable runs on an in-memory embedded store unless the config says otherwise.
+    const storeConfig: StoreConfig | undefined =
+      config.store === false
+        ? undefined
+        : (config.store ?? (options.durableByDefault === true ? EMBEDDED_IN_MEMORY : undefined));
+    const durable = storeConfig && {
       store: {
-        url: storeUrl(config.store),
-        path: config.store.path,
-        schema: config.store.schema,
+        url: storeUrl(storeConfig),
+        path: storeConfig.path,
+        schema: storeConfig.schema,
       },
-      humanApprovalTimeoutMs: config.store.approvalTimeoutMs,
-      replicaId: config.store.replicaId,
-      ...(config.store.leaseMs === undefined
-        ? {}
-        : { recovery: { leaseMs: config.store.leaseMs } }),
+      humanApprovalTimeoutMs: storeConfig.approvalTimeoutMs,
+      replicaId: storeConfig.replicaId,
+      ...(storeConfig.leaseMs === undefined ? {} : { recovery: { leaseMs: storeConfig.leaseMs } }),
+      runs: {
+        parkAfterMs: storeConfig.parkAfterMs,
+        maxQueuedRunsPerScope: storeConfig.maxQueuedRunsPerScope,
+        maxStoredBytesPerScope: storeConfig.maxStoredBytesPerScope,
+        retentionMs: storeConfig.retentionMs,
+      },
     };
-    // Durable runs (a SQL driver, OpenTelemetry) are loaded only when a config has a `store`.
+    // Durable runs (a SQL driver, OpenTelemetry) are loaded only when there is a store.
     const create = durable
       ? (await import('../durable/index.js')).createDurableRuntime
       : createRuntime;

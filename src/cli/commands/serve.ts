@@ -20,7 +20,7 @@ export interface ServeFlags {
 export async function serveCommand(flags: ServeFlags, io: Io, stop: AbortSignal): Promise<number> {
   const port = flags.port === undefined ? undefined : parsePort('--port', flags.port);
   if (!hasNoSnapshotFlag()) assertSandboxAllowed((await loadConfig(flags.config)).sandbox, false);
-  const opened = await openRuntime({ configPath: flags.config });
+  const opened = await openRuntime({ configPath: flags.config, durableByDefault: true });
   try {
     const options = httpOptionsFromConfig(opened);
     const server = await startHttpServer({
