@@ -1,8 +1,8 @@
 /**
  * Runs that survive their replica: a replica process runs a durable run against PostgreSQL and is
- * killed with SIGKILL in the middle of a call; another replica (this process) finds the lapsed
- * lease, claims the run and replays it. Needs ISOCODE_TEST_PG_URL (skipped without it, failed
- * under CI).
+ * killed with SIGKILL in the middle of a call; another replica (a durable runtime in this process)
+ * finds the lapsed lease, claims the run and replays it. Needs ISOCODE_TEST_PG_URL (skipped
+ * without it, failed under CI).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -10,12 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installDurableCalls, runLife } from '../../src/durable/execute.js';
+import { createDurableRuntime } from '../../src/durable/index.js';
 import { openRunStore } from '../../src/durable/open-store.js';
 import { openPgClient } from '../../src/durable/pg-client.js';
-import { Replica } from '../../src/durable/recovery.js';
 import type { RunRecord, RunStore } from '../../src/durable/store.js';
-import { createRuntime, type Runtime } from '../../src/index.js';
 import { replicaTools } from './fixtures/tools.js';
 import { schemaName } from './stores.js';
 
@@ -28,7 +26,6 @@ const LEASE_MS = 1_000;
 let dir: string;
 let schema: string;
 let store: RunStore;
-let runtime: Runtime;
 let effects: string;
 
 const lines = (): string[] => readFileSync(effects, 'utf8').split('\n').filter(Boolean);
@@ -45,8 +42,11 @@ async function until<T>(
   }
 }
 
-/** Starts replica A on `program`; resolves once it is inside its gate call. */
-async function replicaA(runId: string, program: string, audit: boolean): Promise<ChildProcess> {
+/** Starts replica A on `program`; resolves with the run's id once it is inside its gate call. */
+async function replicaA(
+  program: string,
+  audit: boolean,
+): Promise<{ child: ChildProcess; runId: string }> {
   const child = fork(FIXTURE, [], {
     execArgv: ['--no-node-snapshot', '--import', 'tsx'],
     env: {
@@ -54,13 +54,15 @@ async function replicaA(runId: string, program: string, audit: boolean): Promise
       PG_URL,
       SCHEMA: schema,
       EFFECTS: effects,
-      RUN_ID: runId,
       PROGRAM: program,
       LEASE_MS: String(LEASE_MS),
       ...(audit ? { AUDIT: '1' } : {}),
     },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
+  const runId = await new Promise<string>((resolve) =>
+    child.once('message', (m) => resolve(String(m))),
+  );
   await until(() => {
     try {
       return lines().includes('gate') ? true : undefined;
@@ -68,7 +70,7 @@ async function replicaA(runId: string, program: string, audit: boolean): Promise
       return undefined;
     }
   });
-  return child;
+  return { child, runId };
 }
 
 async function kill(child: ChildProcess): Promise<void> {
@@ -77,17 +79,16 @@ async function kill(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-/** Replica B (this process) picks up whatever has a lapsed lease, until `runId` is settled. */
+/** Replica B (a durable runtime in this process) picks up whatever is claimable, until `runId` settles. */
 async function recoverOn(runId: string): Promise<RunRecord> {
-  const b = new Replica(store, {
-    id: 'replica-b',
-    leaseMs: LEASE_MS,
-    scanMs: 100,
-    resume: async (run, lease) => {
-      await runLife(runtime, store, run, lease, 'replica-b', { stallMs: 2_000 });
-    },
+  const b = await createDurableRuntime({
+    store: { url: PG_URL, schema },
+    replicaId: 'replica-b',
+    recovery: { leaseMs: LEASE_MS, scanMs: 100 },
+    tools: replicaTools(effects, true),
+    scopes: { default: { mode: 'code' } },
+    codeMode: { typecheck: 'off' },
   });
-  b.start();
   try {
     return await until(async () => {
       const run = await store.getRun(runId);
@@ -96,7 +97,7 @@ async function recoverOn(runId: string): Promise<RunRecord> {
         : undefined;
     });
   } finally {
-    await b.stop();
+    await b.close();
   }
 }
 
@@ -105,15 +106,8 @@ describe.skipIf(PG_URL === undefined)('recovery across replicas (PostgreSQL)', (
     dir = mkdtempSync(join(tmpdir(), 'isocode-replicas-'));
     schema = schemaName();
     store = await openRunStore({ url: PG_URL, schema });
-    runtime = await createRuntime({
-      tools: replicaTools(join(dir, 'unused'), true),
-      scopes: { default: { mode: 'code' } },
-      codeMode: { typecheck: 'off' },
-    });
-    installDurableCalls(runtime);
   });
   afterAll(async () => {
-    await runtime?.close();
     await store?.close();
     if (PG_URL !== undefined) {
       const client = openPgClient({ url: PG_URL });
@@ -125,33 +119,36 @@ describe.skipIf(PG_URL === undefined)('recovery across replicas (PostgreSQL)', (
 
   it('completes a run on another replica after its replica is SIGKILLed mid-call; each side effect runs once', async () => {
     effects = join(dir, 'effects-1');
-    await runtime.close();
-    runtime = await createRuntime({
-      tools: replicaTools(effects, true),
-      scopes: { default: { mode: 'code' } },
-      codeMode: { typecheck: 'off' },
-    });
-    installDurableCalls(runtime);
     const program =
       'const t = Date.now(); await tools.append({ v: "a" }); const g = await tools.gate({}); await tools.append({ v: "b" }); return [g, t];';
-    const a = await replicaA('r1', program, false);
-    await kill(a);
-    const run = await recoverOn('r1');
+    const a = await replicaA(program, false);
+    await kill(a.child);
+    const r1 = a.runId;
+    const run = await recoverOn(r1);
     expect(run.status).toBe('succeeded');
     expect(run.owner).toBeUndefined();
     const value = (run.result as { value: { result: [string, number] } }).value.result;
     expect(value[0]).toBe('open');
-    const clock = (await store.listValues('r1')).filter((v) => v.kind === 'date');
+    const clock = (await store.listValues(r1)).filter((v) => v.kind === 'date');
     expect(value[1]).toBe(clock[0]?.value); // the clock A read, replayed on B
     // a and b once each; the gate (idempotent) was in flight on A and ran again on B
     expect(lines()).toEqual(['a', 'gate', 'gate', 'b']);
-    const events = (await store.listEvents('r1')).filter((e) => e.type === 'status');
-    expect(events.map((e) => e.data)).toEqual([
-      { status: 'running', replica: 'replica-a', replay: false },
-      { status: 'running', replica: 'replica-b', replay: true },
-      { status: 'succeeded', replica: 'replica-b' },
+    const events = (await store.listEvents(r1)).filter(
+      (e) => e.type === 'status' || e.type === 'result',
+    );
+    expect(
+      events.map((e) => [
+        e.type,
+        (e.data as { status: string; replica?: string }).status,
+        (e.data as { replica?: string }).replica,
+      ]),
+    ).toEqual([
+      ['status', 'running', 'replica-a'],
+      ['status', 'running', 'replica-b'],
+      ['result', 'succeeded', undefined],
     ]);
-    const calls = await store.listCalls('r1');
+    expect((events[1]?.data as { replay?: boolean }).replay).toBe(true);
+    const calls = await store.listCalls(r1);
     expect(calls.map((c) => [c.name, c.status])).toEqual([
       ['append', 'ok'],
       ['gate', 'ok'],
@@ -161,19 +158,12 @@ describe.skipIf(PG_URL === undefined)('recovery across replicas (PostgreSQL)', (
 
   it('fails a run that diverges on replay (the replicas run different tool catalogs) with REPLAY_DIVERGED and runs nothing new', async () => {
     effects = join(dir, 'effects-2');
-    await runtime.close();
-    runtime = await createRuntime({
-      tools: replicaTools(effects, true),
-      scopes: { default: { mode: 'code' } },
-      codeMode: { typecheck: 'off' },
-    });
-    installDurableCalls(runtime);
     // Replica A has an `audit` tool (another version of the service); replica B does not.
     const program =
       'const t = tools as any; if (t.audit) await t.audit({ v: "x" }); else await tools.append({ v: "x" }); await tools.gate({}); await tools.append({ v: "after" }); return 1;';
-    const a = await replicaA('r2', program, true);
-    await kill(a);
-    const run = await recoverOn('r2');
+    const a = await replicaA(program, true);
+    await kill(a.child);
+    const run = await recoverOn(a.runId);
     expect(run.status).toBe('failed');
     const error = run.error as { code: string; message: string };
     expect(error.code).toBe('REPLAY_DIVERGED');
