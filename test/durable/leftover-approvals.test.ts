@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../../src/index.js';
 import { createDurableRuntime, type DurableRuntime } from '../../src/durable/index.js';
-import type { ApprovalRecord, NewCall } from '../../src/durable/store.js';
+import type { ApprovalRecord } from '../../src/durable/store.js';
 import { storeKinds } from './stores.js';
 
 const kinds = storeKinds();
@@ -146,22 +146,19 @@ describe('approvals left pending when a run ends', () => {
   /** A run a dead replica left waiting on an approval, as the store has it. */
   async function orphan(program: string, status: 'waiting-approval' | 'interrupted' | 'cancelled') {
     const id = `run_orphan_${Math.random().toString(36).slice(2)}`;
+    const dead = { owner: 'dead-replica', epoch: 1 };
     await rt.store.createRun({
       id,
       scope: 'default',
       program,
-      status,
-      owner: 'dead-replica',
-      leaseExpiresAt: Date.now() - 1,
+      lease: { owner: dead.owner, expiresAt: Date.now() - 1 },
     });
     // The dead life's call waited for an approval: journaled `pending`, its approval pending.
-    await rt.store.startCall({
-      runId: id,
-      key: 'site-of-the-old-call#0',
-      name: 'guarded',
-      args: { v: 'old' },
-      status: 'pending',
-    } as NewCall);
+    await rt.store.recordArrival(
+      { runId: id, key: 'site-of-the-old-call#0', name: 'guarded', args: { v: 'old' } },
+      dead,
+    );
+    await rt.store.updateRun(id, { status });
     const approval = await rt.store.createApproval({
       id: `apr_${id}`,
       runId: id,

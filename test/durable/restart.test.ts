@@ -88,4 +88,50 @@ describe('restart of a single process with the embedded store', () => {
     expect(run.status).toBe('succeeded');
     expect(lines()).toEqual(['a', 'guarded:1', 'b']);
   }, 240_000);
+
+  it('a graceful restart re-attaches the pending approval: one ask, never cancelled and asked anew', async () => {
+    await second?.close();
+    second = undefined;
+    const path = join(dir, 'graceful');
+    const fx = join(dir, 'effects-graceful');
+    const open = () =>
+      createDurableRuntime({
+        store: { path },
+        recovery: { leaseMs: 1000, scanMs: 100 },
+        // Not parked: the life is still running when the process stops.
+        runs: { parkAfterMs: false },
+        tools: replicaTools(fx, true),
+        scopes: { default: { mode: 'code' } },
+        hooks: {
+          preExecute: (ctx) => (ctx.call.name === 'guarded' ? { action: 'ask' } : undefined),
+        },
+        codeMode: { typecheck: 'off' },
+      });
+    const first = await open();
+    const handle = await first.start({
+      code: 'await tools.append({ v: "a" }); const g = await tools.guarded({ v: "1" }); await tools.append({ v: "b" }); return g;',
+    });
+    const [asked] = await until(async () => {
+      const list = await first.store.listApprovals({ runId: handle.id, status: ['pending'] });
+      return list.length > 0 ? list : undefined;
+    });
+    await first.close();
+    second = await open();
+    const store = second.store;
+    // The same approval, still pending, and the run free for the new process to claim.
+    expect(await store.getApproval(asked!.id)).toMatchObject({ status: 'pending' });
+    await until(async () =>
+      (await store.getRun(handle.id))?.owner !== undefined ? true : undefined,
+    );
+    await store.decideApproval(asked!.id, 'allowed-once', 'a human');
+    const run = await until(async () => {
+      const r = await store.getRun(handle.id);
+      return r?.finishedAt === undefined ? undefined : r;
+    });
+    expect(run.status).toBe('succeeded');
+    expect((await store.listApprovals({ runId: handle.id })).map((a) => a.status)).toEqual([
+      'allowed-once',
+    ]);
+    expect(readFileSync(fx, 'utf8').split('\n').filter(Boolean)).toEqual(['a', 'guarded:1', 'b']);
+  }, 240_000);
 });
