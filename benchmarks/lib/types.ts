@@ -12,6 +12,7 @@ export const SCENARIO_IDS = [
   'baselines',
   'scale',
   'soak',
+  'parked',
 ] as const;
 /** A scenario id. */
 export type ScenarioId = (typeof SCENARIO_IDS)[number];

@@ -5,6 +5,7 @@ import { cliScenario } from './cli.js';
 import { coldScenario } from './cold.js';
 import { dispatchScenario } from './dispatch.js';
 import { latencyScenario } from './latency.js';
+import { parkedScenario } from './parked.js';
 import { scaleScenario } from './scale.js';
 import { soakScenario } from './soak.js';
 import { throughputScenario } from './throughput.js';
@@ -19,4 +20,5 @@ export const SCENARIOS: readonly Scenario[] = [
   baselinesScenario,
   scaleScenario,
   soakScenario,
+  parkedScenario,
 ];
