@@ -217,11 +217,11 @@ export class Replica {
   async #pass(claimed: string[] = []): Promise<void> {
     const launch = this.#launch;
     if (launch === undefined) return;
-    let runs: RunRecord[];
+    let runs: RunRecord[] = [];
     try {
       runs = await this.#store.listClaimable(this.#now(), 50);
     } catch {
-      return; // the store is unreachable: the next pass tries again
+      // the store is unreachable: nothing to claim this pass (upkeep still notes its health)
     }
     const full = new Set<string>(); // scopes with no free slot in this pass
     for (const candidate of runs) {
