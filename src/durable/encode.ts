@@ -14,10 +14,10 @@ export function encodeJson(value: JsonValue | undefined): string | null {
   return value === undefined ? null : JSON.stringify(value);
 }
 
-/** The value of stored JSON text (undefined for SQL NULL). */
+/** The value of stored JSON text (undefined for SQL NULL or anything that is not text). */
 export function decodeJson(text: unknown): JsonValue | undefined {
-  if (text === null || text === undefined) return undefined;
-  return JSON.parse(String(text)) as JsonValue;
+  if (typeof text !== 'string') return undefined;
+  return JSON.parse(text) as JsonValue;
 }
 
 /** The stored text of a hostile string: its JSON string literal (`null` for undefined). */
@@ -27,8 +27,8 @@ export function encodeText(value: string | undefined): string | null {
 
 /** The string of stored text (undefined for SQL NULL). */
 export function decodeText(text: unknown): string | undefined {
-  if (text === null || text === undefined) return undefined;
-  const value: unknown = JSON.parse(String(text));
+  if (typeof text !== 'string') return undefined;
+  const value: unknown = JSON.parse(text);
   return typeof value === 'string' ? value : String(value);
 }
 

@@ -9,7 +9,6 @@ import type { Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
 import type { Resolution, RunManager } from '../durable/runs.js';
-import type { JsonValue } from '../json.js';
 import { MAX_LISTED_RUNS } from '../durable/run-view.js';
 import {
   isFinalStatus,
@@ -96,7 +95,7 @@ export function runRoutes(app: Hono<HttpEnv>, deps: RunRoutesDeps): void {
     const body = await parseBody(c.req, resolveBody);
     const resolution: Resolution =
       body.action === 'succeeded'
-        ? { action: 'succeeded', value: (body.value ?? null) as JsonValue }
+        ? { action: 'succeeded', value: body.value ?? null }
         : body.action === 'failed'
           ? { action: 'failed', message: body.message ?? 'resolved as failed by a human' }
           : { action: 'retry' };

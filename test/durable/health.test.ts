@@ -28,8 +28,10 @@ const health = async (): Promise<Record<string, unknown>> =>
 
 beforeAll(async () => {
   const store = createMemoryStore();
-  const ping = store.ping;
-  const listClaimable = store.listClaimable;
+  const { ping, listClaimable } = {
+    ping: () => store.ping(),
+    listClaimable: store.listClaimable.bind(store),
+  };
   const unreachable = () =>
     new IsocodeError('STORE_UNAVAILABLE', 'the run store is unreachable: connection refused');
   store.listClaimable = (...args) =>

@@ -14,9 +14,9 @@ import type {
   RecordedValue,
 } from '../../src/durable/store.js';
 import { isFinalStatus } from '../../src/durable/store.js';
+import { isStorableId } from '../../src/durable/encode.js';
 
 const copy = <T>(v: T): T => (v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T));
-const ODD_ID = /^$|[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e]|^.{201,}$/su;
 
 export function createMemoryStore(): RunStore {
   const runs = new Map<string, RunRecord>();
@@ -105,7 +105,7 @@ export function createMemoryStore(): RunStore {
       return Promise.resolve({ run: copy(run), created: true });
     },
     getRun(id, scope) {
-      const r = ODD_ID.test(id) ? undefined : runs.get(id);
+      const r = isStorableId(id) ? runs.get(id) : undefined;
       return Promise.resolve(r && (scope === undefined || r.scope === scope) ? copy(r) : undefined);
     },
     listRuns(f = {}) {

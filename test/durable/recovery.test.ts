@@ -61,7 +61,7 @@ async function replicaA(
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const runId = await new Promise<string>((resolve) =>
-    child.once('message', (m) => resolve(String(m))),
+    child.once('message', (m) => resolve(typeof m === 'string' ? m : JSON.stringify(m))),
   );
   await until(() => {
     try {

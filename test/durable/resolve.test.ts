@@ -55,16 +55,14 @@ async function until<T>(probe: () => Promise<T | undefined>, ms = 60_000): Promi
 }
 
 /** Starts `code` on a blocking replica, stops that replica mid-call: the run is interrupted on another. */
-async function interrupted(
-  code: string,
-): Promise<{
+async function interrupted(code: string): Promise<{
   id: string;
   b: DurableRuntime;
   post: (p: string, body: unknown) => Promise<Response>;
 }> {
   const a = await replica(true);
   const handle = await a.start({ code });
-  await until(async () => (effects.length > 0 ? true : undefined));
+  await until(() => Promise.resolve(effects.length > 0 ? true : undefined));
   await a.close(); // mid-body: the call's effect is unknown, so the next life must not guess
   const b = await replica(false);
   const app = buildHttpApp({
