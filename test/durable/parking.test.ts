@@ -152,7 +152,7 @@ describe('parked runs', () => {
     const [askB] = await pendingOf(b, 1);
     await parked(a);
     await parked(b);
-    expect(await until(async () => (busyWorkers() === 0 ? true : undefined))).toBe(true);
+    expect(await until(() => Promise.resolve(busyWorkers() === 0 ? true : undefined))).toBe(true);
     expect((await viewOf(a)).status).toBe('waiting-approval');
     // Both slots of the scope (maxConcurrentRunsPerScope: 2) are free: a third run just runs.
     const c = await start(`return await tools.note({ v: 'c' });`);
