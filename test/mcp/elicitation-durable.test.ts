@@ -22,7 +22,6 @@ let runtime: DurableRuntime;
 beforeAll(async () => {
   runtime = await createDurableRuntime({
     scopes: { default: { mode: 'code' } },
-    recovery: false,
     tools: [
       defineTool({
         name: 'kv.delete',
