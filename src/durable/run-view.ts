@@ -5,13 +5,13 @@
 import type { JsonValue } from '../json.js';
 import type { RunFilter, RunRecord, RunStatus, RunStore } from './store.js';
 
-/** A nested call of a run, from its `call-end` event. */
+/** A nested call of a run, once, from its journal record. */
 export interface CallView {
   name: string;
   ok: boolean | undefined;
   code: string | undefined;
   durationMs: number | undefined;
-  /** Answered from the run's journal by a later life (a replay): the tool did not run again. */
+  /** Its body ran in an earlier life of the run: the latest life answered it from the journal. */
   replayed: boolean;
 }
 
@@ -37,7 +37,7 @@ export interface RunSummary {
 export interface RunView extends RunSummary {
   /** The program's TypeScript source. */
   program: string;
-  /** The nested calls that have ended so far, in the order they ended. */
+  /** The nested calls that have ended so far, each once (however many lives replayed it), in the order they ended. */
   calls: CallView[];
   /** The run_code ToolResult, once settled. */
   result: JsonValue | undefined;
@@ -66,31 +66,26 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : und
 
 /** The full view of one run. */
 export async function runView(store: RunStore, record: RunRecord): Promise<RunView> {
-  const [events, approvals] = await Promise.all([
-    store.listEvents(record.id, 0, 1000),
+  const [journal, approvals] = await Promise.all([
+    store.listCalls(record.id),
     store.listApprovals({ runId: record.id, status: ['pending'] }),
   ]);
-  const calls = events
-    .filter((e) => e.type === 'call-end')
-    .map((e): CallView => {
-      const d = e.data as {
-        name?: unknown;
-        ok?: unknown;
-        code?: unknown;
-        durationMs?: unknown;
-        replayed?: unknown;
-      };
+  const calls = journal
+    .filter((c) => c.status === 'ok' || c.status === 'error')
+    .sort((a, b) => (a.finishSeq ?? 0) - (b.finishSeq ?? 0))
+    .map((c): CallView => {
+      const error = (c.result as { error?: { code?: unknown } } | undefined)?.error;
       return {
-        name: String(d.name),
-        ok: typeof d.ok === 'boolean' ? d.ok : undefined,
-        code: str(d.code),
-        durationMs: typeof d.durationMs === 'number' ? d.durationMs : undefined,
-        replayed: d.replayed === true,
+        name: c.name,
+        ok: c.status === 'ok',
+        code: c.status === 'error' ? str(error?.code) : undefined,
+        durationMs: c.finishedAt === undefined ? undefined : c.finishedAt - c.startedAt,
+        replayed: c.epoch > 0 && c.epoch < record.epoch,
       };
     });
-  const counted = (await store.countCalls([record.id])).get(record.id) ?? 0;
+  const counted = journal.filter((c) => c.status !== 'pending').length;
   return {
-    ...summary(record, Math.max(counted, calls.length), approvals.length),
+    ...summary(record, counted, approvals.length),
     program: record.program,
     calls,
     result: record.result,
