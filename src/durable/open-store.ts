@@ -1,13 +1,12 @@
-/** Opens the configured run store: PostgreSQL for a `postgres://` url, else embedded PGlite. */
+/** Opens the configured run store: PostgreSQL for a `postgres://` url, else the embedded SQLite store. */
 import { IsocodeError } from '../errors.js';
-import { createSqlStore } from './sql-store.js';
 import type { RunStore } from './store.js';
 
 /** Where runs are stored (the `store` section of the config). */
 export interface StoreOptions {
   /** A PostgreSQL server shared by replicas: `postgres://user:pass@host:port/db`. @default none (embedded) */
   url?: string | undefined;
-  /** A data directory for the embedded store (survives a restart). @default in memory */
+  /** A database file for the embedded store (survives a restart; one process per file). @default in memory */
   path?: string | undefined;
   /** The schema holding the tables. @default "isocode" */
   schema?: string | undefined;
@@ -30,9 +29,15 @@ export async function openRunStore(options: StoreOptions = {}): Promise<RunStore
       'store.url must start with postgres:// or postgresql://',
     );
   // Each driver is loaded only when chosen: a process that uses one never pays for the other.
-  const client =
-    options.url !== undefined
-      ? (await import('./pg-client.js')).openPgClient({ url: options.url, max: options.poolSize })
-      : await (await import('./pglite-client.js')).openPgliteClient(options.path);
+  if (options.url === undefined)
+    return (await import('./sqlite-store.js')).openSqliteStore({
+      path: options.path,
+      pollMs: options.pollMs,
+    });
+  const client = (await import('./pg-client.js')).openPgClient({
+    url: options.url,
+    max: options.poolSize,
+  });
+  const { createSqlStore } = await import('./sql-store.js');
   return createSqlStore(client, { schema: options.schema, pollMs: options.pollMs });
 }

@@ -1,7 +1,8 @@
 /**
  * The run store: one interface over everything a durable run persists (the run row, its call
- * records, recorded non-deterministic values, approvals and events). One SQL implementation
- * (sql-store.ts) serves both the embedded PGlite default and PostgreSQL.
+ * records, recorded non-deterministic values, approvals and events). Two
+ * implementations hold it: sqlite-store.ts (embedded, one process) and sql-store.ts (PostgreSQL, shared
+ * by replicas); one contract suite (test/durable/store.test.ts) runs against both.
  *
  * Times are milliseconds since the epoch. JSON columns hold plain JSON ({@link JsonValue}).
  */

@@ -1,18 +1,18 @@
 /**
- * The stores every durable test runs against: embedded PGlite (one database per file, a fresh
- * schema per store) and PostgreSQL from ISOCODE_TEST_PG_URL (a fresh schema per store). Without the
- * URL the PostgreSQL half is skipped with a visible reason, except under CI, where it fails.
+ * The stores every durable test runs against: the embedded SQLite store (a fresh in-memory
+ * database per store) and PostgreSQL from ISOCODE_TEST_PG_URL (a fresh schema per store). Without
+ * the URL the PostgreSQL half is skipped with a visible reason, except under CI, where it fails.
  */
 import { randomBytes } from 'node:crypto';
 import { openPgClient } from '../../src/durable/pg-client.js';
-import { openPgliteClient } from '../../src/durable/pglite-client.js';
+import { openSqliteStore } from '../../src/durable/sqlite-store.js';
 import type { SqlClient } from '../../src/durable/sql-client.js';
 import { createSqlStore, type SqlStoreOptions } from '../../src/durable/sql-store.js';
 import type { RunStore } from '../../src/durable/store.js';
 
 /** A kind of store under test. */
 export interface StoreKind {
-  name: 'pglite' | 'postgres';
+  name: 'sqlite' | 'postgres';
   /** Why this kind is skipped (undefined: it runs). */
   skip: string | undefined;
   /** Opens the shared connection (PGlite's start takes seconds, up to a minute on a loaded machine). */
@@ -75,7 +75,19 @@ function kind(name: StoreKind['name'], connect: () => Promise<SqlClient>): Store
 
 /** The store kinds for this environment. */
 export function storeKinds(): StoreKind[] {
-  const pglite = kind('pglite', () => openPgliteClient());
+  const pglite: StoreKind = {
+    name: 'sqlite',
+    skip: undefined,
+    url: undefined,
+    ready: () => Promise.resolve(),
+    open: (options = {}) => Promise.resolve(openSqliteStore({ pollMs: options.pollMs })),
+    // One embedded database serves one process: both "replicas" share it, as PGlite's did.
+    openPair: (options = {}) => {
+      const store = openSqliteStore({ pollMs: options.pollMs });
+      return Promise.resolve([store, { ...store, close: () => Promise.resolve() }]);
+    },
+    close: () => Promise.resolve(),
+  };
   if (PG_URL)
     return [pglite, kind('postgres', () => Promise.resolve(openPgClient({ url: PG_URL })))];
   if (process.env.CI)
