@@ -2,6 +2,7 @@
  * The run store's schema, as numbered migrations applied once each, in one transaction under an
  * advisory lock (so replicas starting together do not race).
  */
+import { IsocodeError } from '../errors.js';
 import type { SqlClient } from './sql-client.js';
 
 /** A schema name: letters, digits and `_`, starting with a letter or `_`, at most 48 characters. */
@@ -12,7 +13,10 @@ export function isSchemaName(name: string): boolean {
   return SCHEMA_NAME.test(name);
 }
 
-/** The migrations, in order; each is a list of statements over the schema `s`. */
+/**
+ * The migrations, in order; each is a list of statements over the schema `s`. Hostile strings and
+ * JSON are `text` holding what encode.ts makes of them (never `jsonb`: it rejects U+0000).
+ */
 export function migrations(s: string): readonly string[][] {
   return [
     [
@@ -24,27 +28,36 @@ export function migrations(s: string): readonly string[][] {
         status text NOT NULL,
         owner text,
         lease_expires_at bigint,
-        limits jsonb,
-        result jsonb,
-        error jsonb,
+        epoch integer NOT NULL DEFAULT 0,
+        parked boolean NOT NULL DEFAULT false,
+        limits text,
+        result text,
+        error text,
+        idempotency_key text,
+        request_hash text,
+        bytes bigint NOT NULL DEFAULT 0,
         created_at bigint NOT NULL,
         updated_at bigint NOT NULL,
         started_at bigint,
         finished_at bigint,
         next_event bigint NOT NULL DEFAULT 0,
-        next_value integer NOT NULL DEFAULT 0
+        next_value integer NOT NULL DEFAULT 0,
+        next_finish integer NOT NULL DEFAULT 0,
+        UNIQUE (scope, idempotency_key)
       )`,
       `CREATE INDEX runs_scope_created ON ${s}.runs (scope, created_at DESC)`,
-      `CREATE INDEX runs_status_lease ON ${s}.runs (status, lease_expires_at)`,
+      `CREATE INDEX runs_claimable ON ${s}.runs (created_at) WHERE finished_at IS NULL`,
       `CREATE TABLE ${s}.calls (
         run_id text NOT NULL REFERENCES ${s}.runs (id) ON DELETE CASCADE,
         key text NOT NULL,
         ord bigserial,
         name text NOT NULL,
-        args jsonb NOT NULL,
+        args text NOT NULL,
         status text NOT NULL,
-        result jsonb,
+        result text,
         idempotent boolean NOT NULL,
+        epoch integer NOT NULL DEFAULT 0,
+        finish_seq integer,
         started_at bigint NOT NULL,
         finished_at bigint,
         PRIMARY KEY (run_id, key)
@@ -62,21 +75,23 @@ export function migrations(s: string): readonly string[][] {
         run_id text NOT NULL REFERENCES ${s}.runs (id) ON DELETE CASCADE,
         call_key text NOT NULL,
         tool text NOT NULL,
-        args jsonb NOT NULL,
+        args text NOT NULL,
         scope text NOT NULL,
         reason text NOT NULL,
         status text NOT NULL,
         decided_by text,
         decided_at bigint,
-        created_at bigint NOT NULL
+        created_at bigint NOT NULL,
+        expires_at bigint
       )`,
       `CREATE INDEX approvals_scope_status ON ${s}.approvals (scope, status, ord)`,
-      `CREATE INDEX approvals_run ON ${s}.approvals (run_id, ord)`,
+      `CREATE INDEX approvals_run ON ${s}.approvals (run_id, status)`,
+      `CREATE INDEX approvals_expiry ON ${s}.approvals (expires_at) WHERE status = 'pending'`,
       `CREATE TABLE ${s}.events (
         run_id text NOT NULL REFERENCES ${s}.runs (id) ON DELETE CASCADE,
         seq bigint NOT NULL,
         type text NOT NULL,
-        data jsonb NOT NULL,
+        data text NOT NULL,
         at bigint NOT NULL,
         PRIMARY KEY (run_id, seq)
       )`,
@@ -101,6 +116,18 @@ export async function migrate(client: SqlClient, schema: string): Promise<number
       `SELECT max(version) AS v FROM ${schema}.migrations`,
     );
     const current = Number(rows[0]?.v ?? 0);
+    if (current > 0) {
+      // A schema an earlier isocode made (before fenced epochs) is not migrated in place.
+      const epoch = await query(
+        `SELECT 1 FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'runs' AND column_name = 'epoch'`,
+        [schema],
+      );
+      if (epoch.length === 0)
+        throw new IsocodeError(
+          'INVALID_CONFIG',
+          `the store schema "${schema}" was made by an earlier isocode (before fenced run epochs); give store.schema a new name`,
+        );
+    }
     for (let version = current + 1; version <= all.length; version++) {
       for (const statement of all[version - 1] ?? []) await query(statement);
       await query(`INSERT INTO ${schema}.migrations (version, applied_at) VALUES ($1, $2)`, [

@@ -1,5 +1,7 @@
 /**
- * The PostgreSQL client: a `pg` pool for queries and one dedicated connection for LISTEN.
+ * The PostgreSQL client: a `pg` pool for queries and one dedicated connection for LISTEN, which is
+ * re-established (with backoff) whenever it breaks — a server restart, a network cut — and then
+ * tells every handler `*`, since notifications sent meanwhile are lost.
  */
 import pg from 'pg';
 import type { SqlClient, SqlQuery } from './sql-client.js';
@@ -10,34 +12,80 @@ export interface PgClientOptions {
   url: string;
   /** Pool size. @default 10 */
   max?: number | undefined;
+  /** How long a query waits for a connection before it fails (the server is unreachable), ms. @default 5000 */
+  connectTimeoutMs?: number | undefined;
 }
 
 /** Connects a pool to a PostgreSQL server (lazily: the first query connects). */
 export function openPgClient(options: PgClientOptions): SqlClient {
-  const pool = new pg.Pool({ connectionString: options.url, max: options.max ?? 10 });
+  const connectionTimeoutMillis = options.connectTimeoutMs ?? 5000;
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.max ?? 10,
+    connectionTimeoutMillis,
+  });
   // An idle client's error (server restart) must not crash the process: the next query reconnects.
   pool.on('error', () => undefined);
-  let listener: Promise<pg.Client> | undefined;
   const handlers = new Map<string, Set<(payload: string) => void>>();
-  let closed: Promise<void> | undefined;
+  let listener: pg.Client | undefined;
+  let connecting: Promise<pg.Client> | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  let backoff = 100;
+  let closed = false;
 
   const query: SqlQuery = async <R>(sql: string, params: unknown[] = []) =>
     (await pool.query(sql, params)).rows as R[];
 
-  const listenClient = (): Promise<pg.Client> =>
-    (listener ??= (async () => {
-      const client = new pg.Client({ connectionString: options.url });
-      client.on('error', () => {
-        listener = undefined; // the next listen reconnects; waiters keep polling meanwhile
-      });
+  /** The listening connection, connecting (and LISTENing on every known channel) if needed. */
+  const listenClient = (): Promise<pg.Client> => {
+    if (listener) return Promise.resolve(listener);
+    return (connecting ??= (async () => {
+      const client = new pg.Client({ connectionString: options.url, connectionTimeoutMillis });
+      const broken = (): void => {
+        if (listener === client) listener = undefined;
+        client.removeAllListeners('notification');
+        void client.end().catch(() => undefined);
+        reconnectSoon();
+      };
+      client.on('error', broken);
+      client.on('end', broken);
       client.on('notification', (msg) => {
         for (const h of handlers.get(msg.channel) ?? []) h(msg.payload ?? '');
       });
-      await client.connect();
-      for (const channel of handlers.keys())
-        await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+      try {
+        await client.connect();
+        for (const channel of handlers.keys())
+          await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+      } catch (error) {
+        client.removeAllListeners();
+        void client.end().catch(() => undefined);
+        throw error;
+      } finally {
+        connecting = undefined;
+      }
+      listener = client;
       return client;
     })());
+  };
+
+  /** After a break: reconnect with backoff, then wake every handler (notifications may be lost). */
+  function reconnectSoon(): void {
+    if (closed || retry !== undefined || handlers.size === 0) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      listenClient().then(
+        () => {
+          backoff = 100;
+          for (const set of handlers.values()) for (const h of set) h('*');
+        },
+        () => {
+          backoff = Math.min(backoff * 2, 5000);
+          reconnectSoon();
+        },
+      );
+    }, backoff);
+    retry.unref();
+  }
 
   return {
     kind: 'postgres',
@@ -64,8 +112,12 @@ export function openPgClient(options: PgClientOptions): SqlClient {
       if (!set) {
         set = new Set();
         handlers.set(channel, set);
-        const client = await listenClient(); // a fresh client listens on every known channel itself
-        await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+        try {
+          const client = await listenClient(); // a fresh client listens on every known channel itself
+          await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+        } catch {
+          reconnectSoon(); // polling answers meanwhile
+        }
       }
       set.add(onNotify);
       return () => {
@@ -73,11 +125,14 @@ export function openPgClient(options: PgClientOptions): SqlClient {
         return Promise.resolve();
       };
     },
-    close: () =>
-      (closed ??= (async () => {
-        const client = await listener?.catch(() => undefined);
-        await client?.end().catch(() => undefined);
-        await pool.end();
-      })()),
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      clearTimeout(retry);
+      const client = listener ?? (await connecting?.catch(() => undefined));
+      client?.removeAllListeners();
+      await client?.end().catch(() => undefined);
+      await pool.end();
+    },
   };
 }

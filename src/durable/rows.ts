@@ -1,5 +1,8 @@
-/** Row mappers of the SQL run store: database rows (snake_case, int8 as string or bigint) to records. */
-import type { JsonValue } from '../json.js';
+/**
+ * Row mappers of both SQL stores: rows (snake_case; PostgreSQL int8 as string, SQLite booleans as
+ * 0/1) to records; hostile text and JSON columns decoded by encode.ts.
+ */
+import { decodeJson, decodeText } from './encode.js';
 import type {
   ApprovalRecord,
   ApprovalStatus,
@@ -19,26 +22,24 @@ const num = (v: unknown): number => Number(v);
 const optNum = (v: unknown): number | undefined =>
   v === null || v === undefined ? undefined : Number(v);
 const optStr = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-const optJson = (v: unknown): JsonValue | undefined =>
-  v === null || v === undefined ? undefined : (v as JsonValue);
-
-/** A JSON parameter: the text form (pg turns JS arrays into SQL arrays, so never pass values raw). */
-export function jsonParam(value: JsonValue | undefined): string | null {
-  return value === undefined ? null : JSON.stringify(value);
-}
 
 export function toRun(r: Row): RunRecord {
   return {
     id: String(r.id),
     scope: String(r.scope),
-    program: String(r.program),
-    description: optStr(r.description),
+    program: decodeText(r.program) ?? '',
+    description: decodeText(r.description),
     status: String(r.status) as RunStatus,
     owner: optStr(r.owner),
     leaseExpiresAt: optNum(r.lease_expires_at),
-    limits: optJson(r.limits),
-    result: optJson(r.result),
-    error: optJson(r.error),
+    epoch: num(r.epoch),
+    parked: r.parked === true || r.parked === 1,
+    limits: decodeJson(r.limits),
+    result: decodeJson(r.result),
+    error: decodeJson(r.error),
+    idempotencyKey: decodeText(r.idempotency_key),
+    requestHash: optStr(r.request_hash),
+    bytes: num(r.bytes),
     createdAt: num(r.created_at),
     updatedAt: num(r.updated_at),
     startedAt: optNum(r.started_at),
@@ -50,11 +51,13 @@ export function toCall(r: Row): CallRecord {
   return {
     runId: String(r.run_id),
     key: String(r.key),
-    name: String(r.name),
-    args: (r.args ?? null) as JsonValue,
+    name: decodeText(r.name) ?? '',
+    args: decodeJson(r.args) ?? null,
     status: String(r.status) as CallStatus,
-    result: optJson(r.result),
-    idempotent: r.idempotent === true,
+    result: decodeJson(r.result),
+    idempotent: r.idempotent === true || r.idempotent === 1,
+    epoch: num(r.epoch),
+    finishSeq: optNum(r.finish_seq),
     startedAt: num(r.started_at),
     finishedAt: optNum(r.finished_at),
   };
@@ -73,15 +76,16 @@ export function toApproval(r: Row): ApprovalRecord {
   return {
     id: String(r.id),
     runId: String(r.run_id),
-    callKey: String(r.call_key),
-    tool: String(r.tool),
-    args: (r.args ?? null) as JsonValue,
+    callKey: decodeText(r.call_key) ?? '',
+    tool: decodeText(r.tool) ?? '',
+    args: decodeJson(r.args) ?? null,
     scope: String(r.scope),
-    reason: String(r.reason),
+    reason: decodeText(r.reason) ?? '',
     status: String(r.status) as ApprovalStatus,
-    decidedBy: optStr(r.decided_by),
+    decidedBy: decodeText(r.decided_by),
     decidedAt: optNum(r.decided_at),
     createdAt: num(r.created_at),
+    expiresAt: optNum(r.expires_at),
   };
 }
 
@@ -90,7 +94,7 @@ export function toEvent(r: Row): RunEvent {
     runId: String(r.run_id),
     seq: num(r.seq),
     type: String(r.type),
-    data: (r.data ?? null) as JsonValue,
+    data: decodeJson(r.data) ?? null,
     at: num(r.at),
   };
 }

@@ -11,14 +11,13 @@ import { Emitter } from '../events/emitter.js';
 import { encodeJson, encodeText, isStorableId } from './encode.js';
 import { openSqlite, type SqliteDb, type SqlValue } from './sqlite-driver.js';
 import {
-  approvalOf,
-  callOf,
-  eventOf,
-  runOf,
-  SQLITE_SCHEMA,
-  SQLITE_SCHEMA_VERSION,
-  valueOf,
-} from './sqlite-schema.js';
+  toApproval as approvalOf,
+  toCall as callOf,
+  toEvent as eventOf,
+  toRun as runOf,
+  toValue as valueOf,
+} from './rows.js';
+import { SQLITE_SCHEMA, SQLITE_SCHEMA_VERSION } from './sqlite-schema.js';
 import {
   FINAL_STATUSES,
   type ApprovalRecord,
