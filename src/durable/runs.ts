@@ -223,8 +223,8 @@ export function createRunManager(options: RunManagerOptions): RunManager {
     settled(a: ApprovalRecord) {
       const run = local.get(a.runId);
       if (!run) return;
-      const was = run.pending.delete(a.id);
-      if (was) void appendInOrder(deps, run, 'approval', approvalEvent(a));
+      run.pending.delete(a.id);
+      void appendInOrder(deps, run, 'approval', approvalEvent(a));
       if (run.pending.size === 0) void setStatus(run, 'running', ['waiting-approval']);
       run.watch();
     },
