@@ -18,7 +18,7 @@ for (const kind of storeKinds()) {
 
     it('creates, reads, lists and updates runs; scopes hide runs', () =>
       withStore(async (store) => {
-        const run = await store.createRun({
+        const { run } = await store.createRun({
           id: 'r1',
           scope: 'a',
           program: 'return 1',
@@ -53,68 +53,267 @@ for (const kind of storeKinds()) {
         expect(await store.updateRun('nope', { status: 'failed' })).toBeUndefined();
       }));
 
-    it('claims leases: free, own, lapsed; never a final run', () =>
+    it('claims bump the epoch; only a lapsed or free run is claimable; fences refuse a stale life', () =>
       withStore(async (store) => {
-        await store.createRun({ id: 'r', scope: 's', program: 'p' });
-        expect(await store.claimRun('r', 'A', 1000, 0)).toMatchObject({
-          owner: 'A',
-          leaseExpiresAt: 1000,
+        const now = Date.now();
+        const { run: leased } = await store.createRun({
+          id: 'held',
+          scope: 's',
+          program: 'p',
+          lease: { owner: 'A', expiresAt: now + 60_000 },
         });
-        expect(await store.claimRun('r', 'B', 2000, 500)).toBeUndefined();
-        expect(await store.claimRun('r', 'A', 1500, 500)).toMatchObject({ leaseExpiresAt: 1500 });
+        expect(leased).toMatchObject({ status: 'running', owner: 'A', epoch: 1 });
+        expect(leased.startedAt).toEqual(expect.any(Number));
+        expect(await store.claimRun('held', 'B', now + 1000, now)).toBeUndefined();
+        await store.createRun({ id: 'r', scope: 's', program: 'p' });
+        expect((await store.listClaimable(now)).map((r) => r.id)).toEqual(['r']);
+        const a = await store.claimRun('r', 'A', now + 1000, now);
+        expect(a).toMatchObject({ owner: 'A', epoch: 1, status: 'running' });
+        const fenceA = { owner: 'A', epoch: 1 };
+        expect(await store.renewLease('r', fenceA, now + 2000)).toBe(true);
         expect(
-          (await store.listRuns({ leaseExpiredBefore: 1600, status: ['queued'] })).map((r) => r.id),
-        ).toEqual(['r']);
-        expect(await store.claimRun('r', 'B', 3000, 1600)).toMatchObject({ owner: 'B' });
-        expect(await store.updateRun('r', { owner: null }, { owner: 'A' })).toBeUndefined();
-        await store.updateRun('r', { status: 'failed', owner: null }, { owner: 'B' });
-        expect(await store.claimRun('r', 'C', 9000, 9999)).toBeUndefined();
-      }));
-
-    it('records calls once per key and settles them', () =>
-      withStore(async (store) => {
-        await store.createRun({ id: 'r', scope: 's', program: 'p' });
-        const first = await store.startCall({
+          await store.recordArrival({ runId: 'r', key: 'k1', name: 't', args: { v: 1 } }, fenceA),
+        ).toMatchObject({ inserted: true, record: { status: 'pending' } });
+        // A's lease lapses; B claims: the epoch moves on and A's writes are refused.
+        const b = await store.claimRun('r', 'B', now + 10_000, now + 3000);
+        expect(b).toMatchObject({ owner: 'B', epoch: 2 });
+        const fenceB = { owner: 'B', epoch: 2 };
+        expect(await store.markCallStarted('r', 'k1', fenceA)).toBe(false);
+        expect(
+          await store.recordArrival({ runId: 'r', key: 'k2', name: 't', args: null }, fenceA),
+        ).toBeUndefined();
+        expect(await store.recordValue('r', 'date', 1, fenceA)).toBeUndefined();
+        expect(await store.renewLease('r', fenceA, now + 99_000)).toBe(false);
+        expect(await store.releaseRun('r', fenceA)).toBe(false);
+        expect(
+          await store.settleRun('r', fenceA, { status: 'succeeded', events: [] }),
+        ).toBeUndefined();
+        expect(await store.markCallStarted('r', 'k1', fenceB)).toBe(true);
+        expect(await store.markCallStarted('r', 'k1', fenceB)).toBe(false); // once only
+        expect((await store.getCall('r', 'k1'))?.epoch).toBe(2);
+        // Parked: not claimable while an approval is pending, claimable once it is decided.
+        await store.createApproval({
+          id: 'ap',
           runId: 'r',
-          key: 'k1',
-          name: 'kv.put',
-          args: { key: 'a', value: [1, 2] },
-          idempotent: true,
+          callKey: 'k1',
+          tool: 't',
+          args: null,
+          scope: 's',
+          reason: '',
         });
-        expect(first.inserted).toBe(true);
-        expect(first.record).toMatchObject({ status: 'started', idempotent: true });
-        const again = await store.startCall({ runId: 'r', key: 'k1', name: 'other', args: null });
-        expect(again.inserted).toBe(false);
-        expect(again.record).toMatchObject({ name: 'kv.put', args: { key: 'a', value: [1, 2] } });
-        await store.startCall({ runId: 'r', key: 'k2', name: 'x', args: [] });
-        expect(await store.finishCall('r', 'k1', 'ok', { ok: true, value: 'v' })).toBe(true);
-        expect(await store.finishCall('r', 'zz', 'ok', null)).toBe(false);
-        expect(await store.getCall('r', 'k1')).toMatchObject({
-          status: 'ok',
-          result: { ok: true, value: 'v' },
+        expect(await store.releaseRun('r', fenceB, { parked: true })).toBe(true);
+        expect(await store.claimRun('r', 'C', now + 1000, now + 4000)).toBeUndefined();
+        await store.decideApproval('ap', 'allowed-once', 'human');
+        expect(await store.claimRun('r', 'C', now + 1000, now + 4000)).toMatchObject({
+          epoch: 3,
+          parked: false,
         });
-        expect((await store.listCalls('r')).map((c) => [c.key, c.status])).toEqual([
-          ['k1', 'ok'],
-          ['k2', 'started'],
-        ]);
-        const orphan = await store
-          .startCall({ runId: 'missing', key: 'k', name: 'x', args: null })
-          .catch((e: unknown) => e);
-        expect(isIsocodeError(orphan) && orphan.code).toBe('NOT_FOUND');
+        // Interrupted and final runs are never claimable.
+        await store.updateRun('r', { status: 'interrupted', owner: null });
+        expect(await store.claimRun('r', 'D', now + 1000, now + 9_999_999)).toBeUndefined();
       }));
 
-    it('records non-deterministic values in order', () =>
+    it('exactly one life starts a body when a claim races a stale life, every time', () =>
+      withStore(async (store) => {
+        for (let i = 0; i < 50; i++) {
+          const id = `race${i}`;
+          const now = Date.now();
+          await store.createRun({
+            id,
+            scope: 's',
+            program: 'p',
+            lease: { owner: 'A', expiresAt: now - 1 },
+          });
+          const fenceA = { owner: 'A', epoch: 1 };
+          await store.recordArrival({ runId: id, key: 'k', name: 't', args: null }, fenceA);
+          const [started, claimed] = await Promise.all([
+            store.markCallStarted(id, 'k', fenceA),
+            store.claimRun(id, 'B', now + 60_000, now),
+          ]);
+          const byB =
+            claimed !== undefined &&
+            (await store.markCallStarted(id, 'k', { owner: 'B', epoch: 2 }));
+          expect([started, byB].filter(Boolean).length).toBeLessThanOrEqual(1);
+          const call = await store.getCall(id, 'k');
+          expect(call?.status).toBe(started || byB ? 'started' : 'pending');
+        }
+      }));
+
+    it('settles in one transaction: state, leftover approvals and events; never twice', () =>
+      withStore(async (store) => {
+        const now = Date.now();
+        await store.createRun({
+          id: 'r',
+          scope: 's',
+          program: 'p',
+          lease: { owner: 'A', expiresAt: now + 60_000 },
+        });
+        for (const id of ['x', 'y'])
+          await store.createApproval({
+            id,
+            runId: 'r',
+            callKey: id,
+            tool: 't',
+            args: null,
+            scope: 's',
+            reason: 'why',
+          });
+        const settled = await store.settleRun(
+          'r',
+          { owner: 'A', epoch: 1 },
+          {
+            status: 'succeeded',
+            result: { ok: true },
+            cancelPendingApprovalsAs: 'isocode',
+            events: [{ type: 'result', data: { status: 'succeeded' } }],
+          },
+        );
+        expect(settled?.run).toMatchObject({
+          status: 'succeeded',
+          owner: undefined,
+          result: { ok: true },
+        });
+        expect(settled?.events.map((e) => [e.seq, e.type])).toEqual([
+          [1, 'approval'],
+          [2, 'approval'],
+          [3, 'result'],
+        ]);
+        expect(settled?.approvals.map((a) => [a.id, a.status, a.decidedBy])).toEqual([
+          ['x', 'cancelled', 'isocode'],
+          ['y', 'cancelled', 'isocode'],
+        ]);
+        expect(
+          await store.settleRun('r', null, { status: 'cancelled', events: [] }),
+        ).toBeUndefined();
+        // An orphan (no owner) settles with no fence; an owned run with a live lease does not.
+        await store.createRun({ id: 'q', scope: 's', program: 'p' });
+        expect(await store.settleRun('q', null, { status: 'cancelled', events: [] })).toMatchObject(
+          {
+            run: { status: 'cancelled' },
+          },
+        );
+        await store.createRun({
+          id: 'live',
+          scope: 's',
+          program: 'p',
+          lease: { owner: 'A', expiresAt: now + 60_000 },
+        });
+        expect(
+          await store.settleRun('live', null, { status: 'cancelled', events: [] }),
+        ).toBeUndefined();
+        // Interrupted: not settled (finishedAt stays unset), so it can be resolved later.
+        const i = await store.settleRun(
+          'live',
+          { owner: 'A', epoch: 1 },
+          { status: 'interrupted', finishedAt: null, events: [] },
+        );
+        expect(i?.run).toMatchObject({ status: 'interrupted', finishedAt: undefined });
+      }));
+
+    it('idempotency keys, usage, bytes, stats and retention', () =>
+      withStore(async (store) => {
+        const first = await store.createRun({
+          id: 'a',
+          scope: 's',
+          program: 'p',
+          idempotencyKey: 'k',
+          requestHash: 'h',
+        });
+        const again = await store.createRun({
+          id: 'b',
+          scope: 's',
+          program: 'p',
+          idempotencyKey: 'k',
+          requestHash: 'h2',
+        });
+        expect([first.created, again.created, again.run.id, again.run.requestHash]).toEqual([
+          true,
+          false,
+          'a',
+          'h',
+        ]);
+        const other = await store.createRun({
+          id: 'c',
+          scope: 't',
+          program: 'p',
+          idempotencyKey: 'k',
+        });
+        expect(other.created).toBe(true);
+        await store.appendEvent('a', 'log', { text: 'x'.repeat(1000) });
+        const usage = await store.usage('s');
+        expect(usage.queued).toBe(1);
+        expect(usage.bytes).toBeGreaterThan(1000);
+        expect((await store.stats()).runs).toBe(2);
+        await store.settleRun('a', null, { status: 'succeeded', finishedAt: 5, events: [] });
+        expect(await store.deleteSettled(10)).toBe(1);
+        expect(await store.getRun('a')).toBeUndefined();
+        expect(await store.listEvents('a')).toEqual([]);
+        await store.ping();
+      }));
+
+    it('calls: arrival once per key, settled in completion order; resolved by hand from started', () =>
+      withStore(async (store) => {
+        const f = { owner: 'A', epoch: 1 };
+        await store.createRun({
+          id: 'r',
+          scope: 's',
+          program: 'p',
+          lease: { owner: 'A', expiresAt: Date.now() + 60_000 },
+        });
+        const args = (v: number) => ({ runId: 'r', key: 'a', name: 'x', args: [v] });
+        expect((await store.recordArrival(args(1), f))?.inserted).toBe(true);
+        expect((await store.recordArrival(args(2), f))?.record.args).toEqual([1]);
+        await store.recordArrival(
+          { runId: 'r', key: 'b', name: 'y', args: null, idempotent: true },
+          f,
+        );
+        await store.markCallStarted('r', 'b', f);
+        expect(await store.finishCall('r', 'b', 'ok', { v: 'b' })).toBe(true);
+        expect(await store.finishCall('r', 'a', 'error', { v: 'a' })).toBe(true);
+        expect(await store.finishCall('r', 'a', 'ok', {})).toBe(false);
+        const calls = await store.listCalls('r');
+        expect(calls.map((c) => [c.key, c.status, c.finishSeq, c.idempotent])).toEqual([
+          ['a', 'error', 2, false],
+          ['b', 'ok', 1, true],
+        ]);
+        expect((await store.countCalls(['r', 'none'])).get('r')).toBe(2);
+        await store.recordArrival({ runId: 'r', key: 'c', name: 'z', args: null }, f);
+        await store.markCallStarted('r', 'c', f);
+        expect(await store.resolveCall('r', 'c', { status: 'pending' })).toBe(true);
+        expect((await store.getCall('r', 'c'))?.status).toBe('pending');
+        expect(await store.resolveCall('r', 'c', { status: 'ok', result: 1 })).toBe(false);
+        expect(await store.recordValue('r', 'date', 1700000000123, f)).toBe(1);
+        expect(await store.recordValue('r', 'random', 0.25, f)).toBe(2);
+        expect((await store.listValues('r')).map((v) => [v.seq, v.kind, v.value])).toEqual([
+          [1, 'date', 1700000000123],
+          [2, 'random', 0.25],
+        ]);
+      }));
+
+    it('expires approvals past their deadline and wakes the dispatcher', () =>
       withStore(async (store) => {
         await store.createRun({ id: 'r', scope: 's', program: 'p' });
-        expect(await store.recordValue('r', 'date', 1700000000123)).toBe(1);
-        expect(await store.recordValue('r', 'random', 0.25)).toBe(2);
-        expect(await store.listValues('r')).toEqual([
-          { runId: 'r', seq: 1, kind: 'date', value: 1700000000123 },
-          { runId: 'r', seq: 2, kind: 'random', value: 0.25 },
-        ]);
-        await expect(store.recordValue('missing', 'date', 1)).rejects.toMatchObject({
-          code: 'NOT_FOUND',
-        });
+        const ask = (id: string, expiresAt: number) =>
+          store.createApproval({
+            id,
+            runId: 'r',
+            callKey: id,
+            tool: 't',
+            args: null,
+            scope: 's',
+            reason: '',
+            expiresAt,
+          });
+        await ask('old', 10);
+        await ask('new', Date.now() + 60_000);
+        let woken = 0;
+        const off = store.onWake(() => woken++);
+        await new Promise((r) => setTimeout(r, 200)); // LISTEN is set up
+        const expired = await store.expireApprovals(100, 'isocode');
+        expect(expired.map((a) => [a.id, a.status])).toEqual([['old', 'unavailable']]);
+        await new Promise((r) => setTimeout(r, 500));
+        expect(woken).toBeGreaterThan(0);
+        off();
       }));
 
     it('numbers events per run, gap-free under concurrent appends', () =>
