@@ -1,11 +1,12 @@
 /**
- * The run store's cost: per-operation medians of the embedded store (PGlite) and PostgreSQL side
- * by side, PGlite's start-up, and how fast a decision posted through another store object reaches
- * a waiter (NOTIFY vs polling). Usage: `ISOCODE_TEST_PG_URL=postgres://… npx tsx benchmarks/run-store.ts`.
+ * The run store's cost: per-operation medians of the embedded store (SQLite) and PostgreSQL side
+ * by side, and how fast a decision posted through another store object reaches a waiter on
+ * PostgreSQL (NOTIFY vs polling). Start-up and memory: benchmarks/embedded-store.ts.
+ * Usage: `ISOCODE_TEST_PG_URL=postgres://… node --import tsx benchmarks/run-store.ts`.
  */
 import { performance } from 'node:perf_hooks';
 import { openPgClient } from '../src/durable/pg-client.js';
-import { openPgliteClient } from '../src/durable/pglite-client.js';
+import { openSqliteStore } from '../src/durable/sqlite-store.js';
 import type { SqlClient } from '../src/durable/sql-client.js';
 import { createSqlStore } from '../src/durable/sql-store.js';
 import type { RunStore } from '../src/durable/store.js';
@@ -28,7 +29,13 @@ async function timeEach(n: number, fn: (i: number) => Promise<unknown>): Promise
 }
 
 async function ops(store: RunStore): Promise<Record<string, number>> {
-  await store.createRun({ id: 'warm', scope: 's', program: 'p' });
+  const fence = { owner: 'bench', epoch: 1 };
+  await store.createRun({
+    id: 'warm',
+    scope: 's',
+    program: 'p',
+    lease: { owner: fence.owner, expiresAt: Date.now() + 3_600_000 },
+  });
   const out: Record<string, number> = {};
   out.createRun = await timeEach(N, (i) =>
     store.createRun({ id: `r${i}`, scope: 's', program: 'return 1' }),
@@ -41,9 +48,10 @@ async function ops(store: RunStore): Promise<Record<string, number>> {
     store.appendEvent('warm', 'log', { i, text: 'hello' }),
   );
   out.listEvents50 = await timeEach(N, () => store.listEvents('warm', 0, 50));
-  out.startCall = await timeEach(N, (i) =>
-    store.startCall({ runId: 'warm', key: `k${i}`, name: 't', args: { i } }),
+  out.recordArrival = await timeEach(N, (i) =>
+    store.recordArrival({ runId: 'warm', key: `k${i}`, name: 't', args: { i } }, fence),
   );
+  out.markCallStarted = await timeEach(N, (i) => store.markCallStarted('warm', `k${i}`, fence));
   out.finishCall = await timeEach(N, (i) =>
     store.finishCall('warm', `k${i}`, 'ok', { ok: true, value: i }),
   );
@@ -60,6 +68,14 @@ async function ops(store: RunStore): Promise<Record<string, number>> {
   );
   out.decideApproval = await timeEach(N, (i) =>
     store.decideApproval(`a${i}`, 'allowed-once', 'bench'),
+  );
+  out.settleRun = await timeEach(N, (i) =>
+    store.settleRun(`r${i}`, null, {
+      status: 'succeeded',
+      result: { ok: true, value: i },
+      cancelPendingApprovalsAs: 'bench',
+      events: [{ type: 'result', data: { status: 'succeeded' } }],
+    }),
   );
   return out;
 }
@@ -91,46 +107,35 @@ async function wakeLatency(here: RunStore, there: RunStore, n: number): Promise<
 const shared = (c: SqlClient): SqlClient => ({ ...c, close: () => Promise.resolve() });
 
 async function main(): Promise<void> {
-  const t0 = performance.now();
-  const lite = await openPgliteClient();
-  const startMs = performance.now() - t0;
-  console.log(
-    `PGlite start (in memory, fresh): ${startMs.toFixed(0)} ms; rss ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB`,
-  );
   const rows: Record<string, Record<string, number>> = {};
-  rows.pglite = await ops(await createSqlStore(shared(lite), { schema: `b_${Date.now()}` }));
+  rows.sqlite = await ops(openSqliteStore());
   const url = process.env.ISOCODE_TEST_PG_URL;
   const pg = url ? openPgClient({ url }) : undefined;
   if (pg)
     rows.postgres = await ops(await createSqlStore(shared(pg), { schema: `b_${Date.now()}` }));
   console.log(`per-operation medians (N=${N}):`);
-  for (const op of Object.keys(rows.pglite ?? {}))
+  for (const op of Object.keys(rows.sqlite ?? {}))
     console.log(
-      `  ${op.padEnd(16)} pglite ${fmt(rows.pglite[op]!)}${rows.postgres ? `   postgres ${fmt(rows.postgres[op]!)}` : ''}`,
+      `  ${op.padEnd(16)} sqlite ${fmt(rows.sqlite[op]!)}${rows.postgres ? `   postgres ${fmt(rows.postgres[op]!)}` : ''}`,
     );
-  // Wake-up latency of a decision made through another store object (another replica for PostgreSQL).
-  const schema = `w_${Date.now()}`;
-  for (const [label, pollMs] of [
-    ['NOTIFY (poll 60 s)', 60_000],
-    ['poll 250 ms', 250],
-  ] as const) {
-    const s = `${schema}_${pollMs}`;
-    // Polling only: a client that never subscribes.
-    const mute = (c: SqlClient): SqlClient =>
-      pollMs === 60_000 ? c : { ...c, listen: () => Promise.resolve(() => Promise.resolve()) };
-    const liteA = await createSqlStore(mute(shared(lite)), { schema: s, pollMs });
-    const liteB = await createSqlStore(shared(lite), { schema: s, pollMs });
-    let line = `  wake ${label.padEnd(20)} pglite ${fmt(await wakeLatency(liteA, liteB, 20))}`;
-    if (url && pg) {
+  // Wake-up latency of a decision made through another replica's connection (PostgreSQL).
+  if (url && pg) {
+    const schema = `w_${Date.now()}`;
+    for (const [label, pollMs] of [
+      ['NOTIFY (poll 60 s)', 60_000],
+      ['poll 250 ms', 250],
+    ] as const) {
+      const s = `${schema}_${pollMs}`;
+      // Polling only: a client that never subscribes.
+      const mute = (c: SqlClient): SqlClient =>
+        pollMs === 60_000 ? c : { ...c, listen: () => Promise.resolve(() => Promise.resolve()) };
       const other = openPgClient({ url });
       const a = await createSqlStore(mute(shared(pg)), { schema: s, pollMs });
       const b = await createSqlStore(other, { schema: s, pollMs });
-      line += `   postgres ${fmt(await wakeLatency(a, b, 20))}`;
+      console.log(`  wake ${label.padEnd(20)} postgres ${fmt(await wakeLatency(a, b, 20))}`);
       await b.close();
     }
-    console.log(line);
   }
-  await lite.close();
   await pg?.close();
 }
 
