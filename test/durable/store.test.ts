@@ -408,3 +408,67 @@ for (const kind of storeKinds()) {
     });
   });
 }
+
+describe.skipIf(process.env.ISOCODE_TEST_PG_URL === undefined)(
+  'PostgreSQL settlement is all or nothing',
+  () => {
+    it('a settlement whose last statement fails leaves the run, its approvals and events as they were', async () => {
+      const { openPgClient } = await import('../../src/durable/pg-client.js');
+      const { createSqlStore } = await import('../../src/durable/sql-store.js');
+      const { schemaName } = await import('./stores.js');
+      const client = openPgClient({ url: process.env.ISOCODE_TEST_PG_URL ?? '' });
+      let failEvents = false;
+      // A connection that dies on the settlement's event insert, as a SIGKILL mid-transaction would.
+      const flaky = {
+        ...client,
+        transaction: <T>(fn: Parameters<typeof client.transaction<T>>[0]) =>
+          client.transaction<T>((q) =>
+            fn((sql, params) =>
+              failEvents && sql.includes('INSERT INTO') && sql.includes('.events')
+                ? Promise.reject(new Error('connection lost'))
+                : q(sql, params),
+            ),
+          ),
+      };
+      const schema = schemaName();
+      const store = await createSqlStore(flaky, { schema });
+      try {
+        const lease = { owner: 'A', expiresAt: Date.now() + 60_000 };
+        await store.createRun({ id: 'r', scope: 's', program: 'p', lease });
+        await store.createApproval({
+          id: 'x',
+          runId: 'r',
+          callKey: 'x',
+          tool: 't',
+          args: null,
+          scope: 's',
+          reason: '',
+        });
+        failEvents = true;
+        await expect(
+          store.settleRun(
+            'r',
+            { owner: 'A', epoch: 1 },
+            {
+              status: 'succeeded',
+              result: { ok: true },
+              cancelPendingApprovalsAs: 'isocode',
+              events: [{ type: 'result', data: { status: 'succeeded' } }],
+            },
+          ),
+        ).rejects.toBeTruthy();
+        failEvents = false;
+        expect(await store.getRun('r')).toMatchObject({
+          status: 'running',
+          owner: 'A',
+          finishedAt: undefined,
+        });
+        expect((await store.getApproval('x'))?.status).toBe('pending');
+        expect(await store.listEvents('r')).toEqual([]);
+      } finally {
+        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+        await store.close();
+      }
+    });
+  },
+);
