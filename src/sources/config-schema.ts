@@ -109,39 +109,35 @@ export const topLevelSchema = z.strictObject({
   defaultTimeoutMs: int(1).default(60_000),
   audit: z.strictObject({ path: nonEmpty }).optional(),
   store: z
-    .union([
-      z.literal(false),
-      z
-        .strictObject({
-          url: z
-            .string()
-            .regex(/^postgres(ql)?:\/\//, 'must start with postgres://')
-            .optional(),
-          urlEnv: nonEmpty.optional(),
-          path: nonEmpty.optional(),
-          schema: z
-            .string()
-            .regex(/^[A-Za-z_][A-Za-z0-9_]{0,47}$/)
-            .optional(),
-          approvalTimeoutMs: int(1).optional(),
-          replicaId: z
-            .string()
-            .regex(
-              REPLICA_ID_RE,
-              'expected a replica id (letters, digits, "_", ".", ":" or "-", starting with a letter or digit; at most 64)',
-            )
-            .optional(),
-          leaseMs: int(100, 3_600_000).optional(),
-          parkAfterMs: z.union([int(0, 3_600_000), z.literal(false)]).optional(),
-          maxQueuedRunsPerScope: int(0).optional(),
-          maxStoredBytesPerScope: int(0).optional(),
-          retentionMs: z.union([int(1), z.literal(false)]).optional(),
-        })
-        .refine(
-          (s) => [s.url, s.urlEnv, s.path].filter((v) => v !== undefined).length <= 1,
-          'give at most one of url, urlEnv (PostgreSQL) and path (embedded)',
-        ),
-    ])
+    .strictObject({
+      url: z
+        .string()
+        .regex(/^postgres(ql)?:\/\//, 'must start with postgres://')
+        .optional(),
+      urlEnv: nonEmpty.optional(),
+      path: nonEmpty.optional(),
+      schema: z
+        .string()
+        .regex(/^[A-Za-z_][A-Za-z0-9_]{0,47}$/)
+        .optional(),
+      approvalTimeoutMs: int(1).optional(),
+      replicaId: z
+        .string()
+        .regex(
+          REPLICA_ID_RE,
+          'expected a replica id (letters, digits, "_", ".", ":" or "-", starting with a letter or digit; at most 64)',
+        )
+        .optional(),
+      leaseMs: int(100, 3_600_000).optional(),
+      parkAfterMs: z.union([int(0, 3_600_000), z.literal(false)]).optional(),
+      maxQueuedRunsPerScope: int(0).optional(),
+      maxStoredBytesPerScope: int(0).optional(),
+      retentionMs: z.union([int(1), z.literal(false)]).optional(),
+    })
+    .refine(
+      (s) => [s.url, s.urlEnv, s.path].filter((v) => v !== undefined).length <= 1,
+      'give at most one of url, urlEnv (PostgreSQL) and path (embedded)',
+    )
     .optional(),
   mcp: z.strictObject({ elicitation: z.boolean().default(true) }).default({ elicitation: true }),
   server: serverSchema.default({

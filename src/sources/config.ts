@@ -189,7 +189,9 @@ export function parseConfig(
     throw invalidConfig([{ path: '(top level)', message: 'expected an object' }], configPath);
   }
   const dir = resolve(baseDir);
-  const top = list.parse(topLevelSchema, json, []);
+  // `"store": false` turns durable runs off; the schema checks a store section's fields.
+  const storeOff = (json as { store?: unknown }).store === false;
+  const top = list.parse(topLevelSchema, storeOff ? { ...json, store: undefined } : json, []);
   // Entries are checked even when the top level has problems, so one pass reports them all.
   const given: unknown = Object.hasOwn(json, 'sources')
     ? (json as { sources: unknown }).sources
@@ -270,9 +272,10 @@ export function parseConfig(
     defaultTimeoutMs: top.defaultTimeoutMs,
     audit: top.audit === undefined ? undefined : { path: resolve(dir, top.audit.path) },
     mcp: { elicitation: top.mcp.elicitation },
-    store:
-      top.store === undefined || top.store === false
-        ? top.store
+    store: storeOff
+      ? false
+      : top.store === undefined
+        ? undefined
         : {
             url: top.store.url,
             urlEnv: top.store.urlEnv,

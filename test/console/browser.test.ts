@@ -8,7 +8,8 @@
  * `CONSOLE_SCREENSHOTS=1` writes the three views to docs/console/*.png.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -329,8 +330,12 @@ describe.skipIf(missing !== undefined)(
     : 'the console with anonymous loopback access',
   () => {
     it('needs no key on a loopback server without keys, and says when durable runs are off', async () => {
-      // `isocode serve --console` with no config: no API keys (anonymous loopback), no store.
-      await withServe(['--console'], async (base) => {
+      // `isocode serve --console` with a config that has no API keys (anonymous loopback) and turns
+      // durable runs off (`"store": false`; with no config at all they are on, in memory).
+      const dir = mkdtempSync(join(tmpdir(), 'isocode-console-nostore-'));
+      const config = join(dir, 'isocode.config.json');
+      writeFileSync(config, JSON.stringify({ store: false }));
+      await withServe(['--console', '--config', config], async (base) => {
         const b = await chromium.launch({
           executablePath: CHROMIUM,
           headless: true,

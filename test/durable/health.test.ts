@@ -28,10 +28,8 @@ const health = async (): Promise<Record<string, unknown>> =>
 
 beforeAll(async () => {
   const store = createMemoryStore();
-  const { ping, listClaimable } = {
-    ping: () => store.ping(),
-    listClaimable: store.listClaimable.bind(store),
-  };
+  const ping = store.ping.bind(store);
+  const listClaimable = store.listClaimable.bind(store);
   const unreachable = () =>
     new IsocodeError('STORE_UNAVAILABLE', 'the run store is unreachable: connection refused');
   store.listClaimable = (...args) =>
