@@ -163,8 +163,8 @@ export class Executor {
     // Its turn is now: it is decided in it. Otherwise it asks now and is decided by its turn.
     const decided = parent.scheduler.free(safe)
       ? undefined
-      : decideOnArrival(deps, ctx, call.stages).catch(
-          (err: unknown): StageOutcome<undefined> => failure('INTERNAL_ERROR', `internal error: ${message(err)}`),
+      : decideOnArrival(deps, ctx, call.stages).catch((err: unknown): StageOutcome<undefined> =>
+          failure('INTERNAL_ERROR', `internal error: ${message(err)}`),
         );
     const ran = await parent.scheduler.run(safe, call.signal, async () => {
       const startedAt = performance.now();
