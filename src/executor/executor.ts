@@ -1,7 +1,9 @@
 /**
  * The tool executor: every call — a model's direct call and a run_code program's nested call —
  * goes through the same pipeline, which `#run` and `#dispatch` read top to bottom:
- * create → validate → (schedule) → pre-execute → guards → approval → execute → post-execute → finalize.
+ * create → validate → pre-execute → guards → approval → execute → post-execute → finalize. A nested
+ * call that must wait for its turn in its run's queue asks on arrival and runs its guards at its
+ * turn: pre-execute → approval → schedule → guards-at-turn → execute (`#nested`, decision 027).
  * Each stage returns a `{ ok }` outcome; the first refusal goes straight to `#finish`.
  * `execute` never rejects: it resolves to a discriminated {@link ToolResult}.
  */
@@ -16,14 +18,22 @@ import { checkOutput, runBody } from './body.js';
 import { admit, CallRecord, type Target } from './call.js';
 import type { EventBody, EventBus } from './events.js';
 import { HookSet } from './hook-set.js';
-import { errorContent, failure, toContent, type Outcome, type Settled } from './outcome.js';
-import { decide } from './policy.js';
+import {
+  errorContent,
+  failure,
+  toContent,
+  type Outcome,
+  type Settled,
+  type StageOutcome,
+} from './outcome.js';
+import { decide, decideOnArrival, guardAtTurn, type PolicyDeps } from './policy.js';
 import { NOT_RUN } from './scheduler.js';
-import { TokenTable } from './tokens.js';
+import { TokenTable, type ParentEntry } from './tokens.js';
 import { mintTransport } from './transport.js';
 import type {
   BodyOutcome,
   ExecuteOptions,
+  HookContext,
   Hooks,
   ResultMeta,
   ToolCall,
@@ -49,6 +59,7 @@ export interface ExecutorOptions {
   hooks?: Hooks | undefined;
 }
 
+const GO = { ok: true, value: undefined } as const;
 const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 /** The executor. Create it through `createRuntime` (or directly over a registry). */
@@ -128,14 +139,43 @@ export class Executor {
       );
     const args = valid.value;
     if (!call.parent) return this.#dispatch(call, target, args);
+    return this.#nested(call, call.parent, target, args);
+  }
 
-    call.stages.enter('schedule');
-    const queuedAt = performance.now();
+  /**
+   * A nested call (decision 027). It takes its place in its run's queue on arrival, so bodies
+   * start in arrival order. With nothing of its run ahead of it, its turn is now and it runs the
+   * policy of a direct call in it (pre-execute → guards → approval). Otherwise its pre-execute and
+   * approval start now, beside the calls the program issued with it (their asks are pending
+   * together), and at its turn it waits for its own decision, then runs the guards, which see
+   * what the earlier calls did, then the body.
+   */
+  async #nested(
+    call: CallRecord,
+    parent: ParentEntry,
+    target: Target,
+    args: unknown,
+  ): Promise<ToolResult> {
+    const deps = this.#policy(call);
+    const ctx = call.hookContext(!this.#hooks.empty);
     const safe = target.tool.isConcurrencySafe(args);
-    const ran = await call.parent.scheduler.run(safe, call.signal, async () => {
+    const queuedAt = performance.now();
+    // Its turn is now: it is decided in it. Otherwise it asks now and is decided by its turn.
+    const decided = parent.scheduler.free(safe)
+      ? undefined
+      : decideOnArrival(deps, ctx, call.stages).catch((err: unknown): StageOutcome<undefined> =>
+          failure('INTERNAL_ERROR', `internal error: ${message(err)}`),
+        );
+    const ran = await parent.scheduler.run(safe, call.signal, async () => {
       const startedAt = performance.now();
       this.#emit(call, { type: 'tool/code-dispatch-start', queuedMs: startedAt - queuedAt });
-      const result = await this.#dispatch(call, target, args);
+      const allowed = decided
+        ? await this.#atTurn(call, deps, ctx, await decided)
+        : await decide(deps, ctx, call.stages);
+      if (allowed.ok && !call.stages.reached('schedule')) call.stages.enter('schedule');
+      const result = allowed.ok
+        ? await this.#execute(call, target, args)
+        : await this.#finish(call, allowed);
       this.#emit(call, {
         type: 'tool/code-dispatch',
         ok: result.ok,
@@ -145,29 +185,58 @@ export class Executor {
       return result;
     });
     if (ran !== NOT_RUN) return ran;
+    // Released without its turn (the run settled or was aborted): a pending ask was cancelled.
+    const decision = decided ? await decided : GO;
     return this.#finish(
       call,
-      failure(
-        'ABORTED_BEFORE_DISPATCH',
-        'the call was aborted before it was dispatched (its run_code execution settled)',
-      ),
+      decision.ok
+        ? failure(
+            'ABORTED_BEFORE_DISPATCH',
+            'the call was aborted before it was dispatched (its run_code execution settled)',
+          )
+        : decision,
     );
   }
 
-  /** A dispatched call: the policy stages, then the body. */
+  /**
+   * The turn of a nested call that waited: its decision given, the guards, in the `schedule` stage.
+   * A refused call does not enter it: it settles with its refusal at its turn.
+   */
+  async #atTurn(
+    call: CallRecord,
+    deps: PolicyDeps,
+    ctx: HookContext,
+    decision: StageOutcome<undefined>,
+  ): Promise<StageOutcome<undefined>> {
+    if (!decision.ok) return decision;
+    call.stages.enter('schedule');
+    return guardAtTurn(deps, ctx, call.stages);
+  }
+
+  /** What the policy stages of `call` need. */
+  #policy(call: CallRecord): PolicyDeps {
+    return {
+      hooks: this.#hooks,
+      approver: call.approver ?? this.#approver,
+      approvalTimeoutMs: this.#approvalTimeoutMs,
+      emit: (event) => this.#emit(call, event),
+      pause: call.parent && (() => call.parent!.clock.pause()),
+    };
+  }
+
+  /** A direct call: the policy stages, then the body. */
   async #dispatch(call: CallRecord, target: Target, args: unknown): Promise<ToolResult> {
     const allowed = await decide(
-      {
-        hooks: this.#hooks,
-        approver: call.approver ?? this.#approver,
-        approvalTimeoutMs: this.#approvalTimeoutMs,
-        emit: (event) => this.#emit(call, event),
-        pause: call.parent && (() => call.parent!.clock.pause()),
-      },
+      this.#policy(call),
       call.hookContext(!this.#hooks.empty),
       call.stages,
     );
     if (!allowed.ok) return this.#finish(call, allowed);
+    return this.#execute(call, target, args);
+  }
+
+  /** The execute stage and what follows it. */
+  async #execute(call: CallRecord, target: Target, args: unknown): Promise<ToolResult> {
     call.stages.enter('execute');
     return this.#finish(call, await this.#body(call, target, args));
   }

@@ -1,7 +1,11 @@
 /**
- * The policy stages of a call, in order: pre-execute hooks (allow, deny, ask), guards (deny only),
- * then the approval seam for the asks. Guards run before approval: a call a guard refuses is a
- * deterministic denial and never reaches a human.
+ * The policy stages of a call: pre-execute hooks (allow, deny, ask), guards (deny only) and the
+ * approval seam for the asks. A call whose turn has come (a direct call; a nested call with nothing
+ * of its run ahead of it) runs them in that order, {@link decide}: a call a guard refuses never
+ * reaches a human. A nested call that has to wait splits them (decision 027): pre-execute and the
+ * approval when it arrives ({@link decideOnArrival}), so that the asks of a batch are pending
+ * together; the guards at its turn ({@link guardAtTurn}), where they see what every earlier call
+ * of the run did. Either way the guards run once per call.
  */
 import { performance } from 'node:perf_hooks';
 import { requestApproval, type Approver } from './approval.js';
@@ -27,34 +31,91 @@ const APPROVAL_DENIED = {
   unavailable: 'no approval could be obtained (no approver answered)',
 } as const;
 
-/** Runs pre-execute, guards and approval. `ok` means the body may run. */
+const GO = { ok: true, value: undefined } as const;
+
+/** Go on, unless the call was aborted meanwhile. */
+function live(signal: AbortSignal): StageOutcome<undefined> {
+  return signal.aborted
+    ? failure('ABORTED_BEFORE_DISPATCH', 'the call was aborted before it was dispatched')
+    : GO;
+}
+
+/** The guards, as stage `stage`: the first deny refuses the call (`DENIED/guard`). */
+async function guard(
+  deps: PolicyDeps,
+  ctx: HookContext,
+  stages: StageTracker,
+  stage: 'guards' | 'guards-at-turn',
+): Promise<StageOutcome<undefined>> {
+  stages.enter(stage);
+  if (!deps.hooks.has('guards')) return live(ctx.signal);
+  const denied = await deps.hooks.runGuards(ctx);
+  if (denied !== undefined) return failure('DENIED', denied, { reason: 'guard' });
+  return live(ctx.signal);
+}
+
+/**
+ * Runs pre-execute, guards and approval, in that order: the policy of a call that runs as soon as
+ * it is decided (a direct call). `ok` means the body may run.
+ */
 export async function decide(
   deps: PolicyDeps,
   ctx: HookContext,
   stages: StageTracker,
 ): Promise<StageOutcome<undefined>> {
-  const { signal } = ctx;
-  const go = { ok: true, value: undefined } as const;
-  const live = (): StageOutcome<undefined> =>
-    signal.aborted
-      ? failure('ABORTED_BEFORE_DISPATCH', 'the call was aborted before it was dispatched')
-      : go;
-
   stages.enter('pre-execute');
   const pre = await deps.hooks.runPre(ctx);
   if (pre.deny !== undefined) return failure('DENIED', pre.deny, { reason: 'policy' });
-  if (signal.aborted) return live();
+  if (ctx.signal.aborted) return live(ctx.signal);
+  const guarded = await guard(deps, ctx, stages, 'guards');
+  if (!guarded.ok || pre.ask.length === 0) return guarded;
+  return approve(deps, ctx, stages, pre.ask);
+}
 
-  stages.enter('guards');
-  const guard = await deps.hooks.runGuards(ctx);
-  if (guard !== undefined) return failure('DENIED', guard, { reason: 'guard' });
-  if (pre.ask.length === 0 || signal.aborted) return live();
+/**
+ * The policy of a nested call that has to wait for its turn, run when it arrives (decision 027):
+ * pre-execute, then for an ask the approval, so that the asks of calls a program issues together
+ * are pending together whatever their tools' concurrency. The guards are left for the call's turn
+ * ({@link guardAtTurn}): only there do they see what the earlier calls of its run did.
+ */
+export async function decideOnArrival(
+  deps: PolicyDeps,
+  ctx: HookContext,
+  stages: StageTracker,
+): Promise<StageOutcome<undefined>> {
+  stages.enter('pre-execute');
+  const pre = deps.hooks.has('preExecute') ? await deps.hooks.runPre(ctx) : NO_OBJECTION;
+  if (pre.deny !== undefined) return failure('DENIED', pre.deny, { reason: 'policy' });
+  if (pre.ask.length === 0 || ctx.signal.aborted) return live(ctx.signal);
+  return approve(deps, ctx, stages, pre.ask);
+}
+const NO_OBJECTION = { deny: undefined, ask: [] };
 
+/**
+ * The guards of a nested call that waited, at its turn, immediately before its body: every earlier
+ * call of its run has settled (or, for a concurrency-safe call, started), so a guard that reads the
+ * world sees what those calls did.
+ */
+export function guardAtTurn(
+  deps: PolicyDeps,
+  ctx: HookContext,
+  stages: StageTracker,
+): Promise<StageOutcome<undefined>> {
+  return guard(deps, ctx, stages, 'guards-at-turn');
+}
+
+/** The approval stage: the approver's answer, with its events; only `allowed-once` goes on. */
+async function approve(
+  deps: PolicyDeps,
+  ctx: HookContext,
+  stages: StageTracker,
+  asks: string[],
+): Promise<StageOutcome<undefined>> {
+  const { signal, call } = ctx;
   stages.enter('approval');
-  const message = pre.ask.filter((m) => m.length > 0).join('\n') || undefined;
+  const message = asks.filter((m) => m.length > 0).join('\n') || undefined;
   deps.emit({ type: 'approval/asked', message });
   const askedAt = performance.now();
-  const { call } = ctx;
   const resume = deps.pause?.();
   const { outcome, decidedBy } = await requestApproval(
     deps.approver,
@@ -64,7 +125,7 @@ export async function decide(
       args: call.args,
       scope: call.scope,
       parentId: call.parentId,
-      messages: pre.ask,
+      messages: asks,
     },
     signal,
     deps.approvalTimeoutMs,
@@ -75,7 +136,7 @@ export async function decide(
     durationMs: performance.now() - askedAt,
     ...(decidedBy === undefined ? {} : { decidedBy }),
   });
-  if (outcome === 'allowed-once') return live();
+  if (outcome === 'allowed-once') return live(signal);
   if (signal.aborted)
     return failure('ABORTED_BEFORE_DISPATCH', 'the call was aborted while awaiting approval', {
       reason: 'approval-cancelled',

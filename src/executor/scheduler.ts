@@ -23,6 +23,16 @@ export class NestedScheduler {
   }
 
   /**
+   * True when a call of this kind would start at once: nobody is queued, and a slot is free (for a
+   * concurrency-safe call) or nothing runs at all (for an exclusive one). Such a call has nothing of
+   * its run ahead of it that it must wait for.
+   */
+  free(safe: boolean): boolean {
+    const queue = this.#queue;
+    return queue.size === 0 && (safe ? queue.pending < queue.concurrency : queue.pending === 0);
+  }
+
+  /**
    * Runs `work` when its turn comes. Resolves {@link NOT_RUN} when `signal` aborts before it
    * starts (the call is released without running); once started, `work` is awaited to the end:
    * its slot is held until it settles, whatever the signal does.

@@ -49,14 +49,21 @@ export interface ToolErrorInfo {
   details?: Record<string, unknown> | undefined;
 }
 
-/** The stages of the pipeline, in order. */
+/**
+ * The stages of the pipeline, in order. A direct call, and a nested call whose turn in its run's
+ * queue is there when it arrives, pass create → validate → pre-execute → guards → approval →
+ * (schedule) → execute; a nested call that has to wait asks on arrival and runs its guards at its
+ * turn: pre-execute → approval → schedule → guards-at-turn → execute (decision 027). `schedule`
+ * marks a nested call that was allowed and got its turn.
+ */
 export const STAGES = [
   'create',
   'validate',
-  'schedule',
   'pre-execute',
   'guards',
   'approval',
+  'schedule',
+  'guards-at-turn',
   'execute',
   'post-execute',
   'finalize',
@@ -110,7 +117,12 @@ export type PreExecuteDecision =
   | { action: 'deny'; reason?: string | undefined }
   | { action: 'ask'; message?: string | undefined };
 
-/** Runs first; may allow, deny or ask. A throw is contained as a denial. */
+/**
+ * Runs first; may allow, deny or ask. A throw is contained as a denial. A nested call's
+ * pre-execute hooks run when the call arrives, possibly before earlier calls of its run have
+ * finished (decision 027): they judge the call as sent; a rule that reads the world belongs in a
+ * guard.
+ */
 export type PreExecuteHook = (ctx: HookContext) => PreExecuteDecision | Promise<PreExecuteDecision>;
 
 /** A guard's decision: guards can only deny. */
@@ -118,8 +130,11 @@ export type GuardDecision =
   undefined | void | { action: 'allow' } | { action: 'deny'; reason?: string | undefined };
 
 /**
- * Runs after pre-execute and before approval: guards can only deny, so a call a guard refuses never
- * reaches the approver. A throw is contained as a denial.
+ * Runs once per call, after pre-execute; guards can only deny. They run before approval (a call a
+ * guard refuses never reaches the approver), except for a nested call that has to wait for its
+ * turn: its ask goes out on arrival and its guards run at its turn, immediately before its body,
+ * where they see what every earlier call of its run did (decision 027). A throw is contained as
+ * a denial.
  */
 export type GuardHook = (ctx: HookContext) => GuardDecision | Promise<GuardDecision>;
 
