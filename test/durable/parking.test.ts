@@ -218,6 +218,24 @@ function suite(kind: StoreKind): void {
       expect(effects.filter((e) => e.startsWith('pa:')).sort()).toEqual(['pa:n', 'pa:w']);
     }, 60_000);
 
+    it('three gated writes of a Promise.all ask at once, park, are decided in one batch and run once each in program order', async () => {
+      const id = await start(
+        `return await Promise.all(['w1', 'w2', 'w3'].map((v) => tools.write({ v })));`,
+      );
+      const asks = await pendingOf(id, 3);
+      await parked(id);
+      const decided = await json<{ results: { applied?: boolean }[] }>(
+        post('/v1/approvals', {
+          decisions: asks.map((a) => ({ id: a.id, decision: 'allowed-once' })),
+        }),
+      );
+      expect(decided.results.map((r) => r.applied)).toEqual([true, true, true]);
+      const view = await settled(id);
+      expect(view.status).toBe('succeeded');
+      expect(view.result?.value?.result).toEqual(['w1', 'w2', 'w3']);
+      expect(effects.filter((e) => /^w\d$/.test(e))).toEqual(['w1', 'w2', 'w3']);
+    }, 60_000);
+
     it('a rejected ask of a parked run resumes it with the denial', async () => {
       const id = await start(
         `try { await tools.write({ v: 'rj' }); return 'wrote'; } catch (e) { return 'denied: ' + (e as Error).message.slice(0, 20); }`,
