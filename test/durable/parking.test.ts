@@ -205,18 +205,27 @@ function suite(kind: StoreKind): void {
       expect(all.map((x) => x.status)).toEqual(['allowed-once']);
     }, 120_000);
 
-    it('Promise.all of a gated call and a sibling that settles first resumes without divergence', async () => {
-      const id = await start(
-        `const [w, n] = await Promise.all([tools.write({ v: 'pa:w' }), tools.note({ v: 'pa:n' })]); return [w, n];`,
-      );
-      const [ask] = await pendingOf(id, 1);
-      await parked(id);
-      await post(`/v1/approvals/${ask!.id}`, { decision: 'allowed-once' });
-      const view = await settled(id);
-      expect(view.status).toBe('succeeded');
-      expect(view.result?.value?.result).toEqual(['pa:w', 'pa:n']);
-      expect(effects.filter((e) => e.startsWith('pa:')).sort()).toEqual(['pa:n', 'pa:w']);
-    }, 60_000);
+    for (const order of ['gated first', 'sibling first'] as const)
+      it(`Promise.all of a gated call and a sibling that settles first resumes without divergence (${order})`, async () => {
+        const tag = order === 'gated first' ? 'pa' : 'pb';
+        const calls = [`tools.write({ v: '${tag}:w' })`, `tools.note({ v: '${tag}:n' })`];
+        if (order === 'sibling first') calls.reverse();
+        const id = await start(`return await Promise.all([${calls.join(', ')}]);`);
+        const [ask] = await pendingOf(id, 1);
+        await parked(id);
+        await post(`/v1/approvals/${ask!.id}`, { decision: 'allowed-once' });
+        const view = await settled(id);
+        expect(view.status).toBe('succeeded');
+        const values = [`${tag}:w`, `${tag}:n`];
+        expect(view.result?.value?.result).toEqual(
+          order === 'gated first' ? values : values.reverse(),
+        );
+        expect(effects.filter((e) => e.startsWith(`${tag}:`)).sort()).toEqual([
+          `${tag}:n`,
+          `${tag}:w`,
+        ]);
+        expect(await runtime.store.listApprovals({ runId: id, status: ['pending'] })).toEqual([]);
+      }, 60_000);
 
     it('three gated writes of a Promise.all ask at once, park, are decided in one batch and run once each in program order', async () => {
       const id = await start(
