@@ -313,7 +313,7 @@ export class RunJournal implements DurableSeam {
   verdict(result: ToolResult): ReplayVerdict {
     const stop = this.#stop;
     if (stop?.kind === 'interrupted') {
-      const message = `the run was interrupted: call ${stop.call.name} was running when the run's replica stopped, and the tool is not idempotent; resolve it (did it take effect?) before running the rest`;
+      const message = `the run was interrupted: call ${stop.call.name} was running when the run's life ended (its replica stopped or lost its lease), and the tool is not idempotent; resolve it (did it take effect? POST /v1/runs/<id>/resolve with succeeded, failed or retry) and the run continues by replay`;
       return {
         status: 'interrupted',
         call: stop.call,
