@@ -1,16 +1,39 @@
 /**
  * Building DOM nodes. Data only ever becomes text (`Text` nodes, `textContent`): nothing here
- * parses HTML, so a run's arguments, logs or results cannot inject markup.
+ * parses HTML, so a run's arguments, logs or results cannot inject markup. And every text goes
+ * through the visible-text rule (src/text/visible.ts, bundled from the one module; decision 028):
+ * a control, bidi or invisible character is shown as an escape such as `\u202E`, drawn in a
+ * marked box, never interpreted (no reordering, no hidden text, no ANSI glyphs).
  */
+import { visible, visibleParts, type VisiblePart } from '../../src/text/visible.js';
+import { Shown } from './format.js';
 import { tokenize } from './highlight.js';
 
-/** A child: a node, text, or nothing (`null`, `undefined`, `false` are skipped); arrays flatten. */
-export type Child = Node | string | number | null | undefined | false | readonly Child[];
+/**
+ * A child: a node, text, text already made visible ({@link Shown}: JSON, program source), or
+ * nothing (`null`, `undefined`, `false` are skipped); arrays flatten.
+ */
+export type Child = Node | Shown | string | number | null | undefined | false | readonly Child[];
+
+/** Appends shown pieces: escapes in `<span class="esc">`, the rest as text. */
+function appendParts(parent: Node, parts: readonly VisiblePart[]): void {
+  for (const part of parts)
+    parent.appendChild(
+      part.escaped
+        ? h(
+            'span',
+            { class: 'esc', title: 'a hidden or control character, shown as an escape' },
+            new Shown([{ text: part.text, escaped: false }]),
+          )
+        : document.createTextNode(part.text),
+    );
+}
 
 /** Element properties the console sets. */
 export interface Props {
   class?: string | undefined;
-  title?: string | undefined;
+  /** A tooltip (shown through the visible-text rule). */
+  title?: string | Shown | undefined;
   /** Only links the console builds itself (`#/...`). */
   href?: string | undefined;
   type?: string | undefined;
@@ -34,8 +57,9 @@ export function append(parent: Node, ...children: Child[]): void {
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;
     if (Array.isArray(child)) append(parent, ...(child as Child[]));
-    else if (typeof child === 'string' || typeof child === 'number')
-      parent.appendChild(document.createTextNode(String(child)));
+    else if (child instanceof Shown) appendParts(parent, child.parts);
+    else if (typeof child === 'string') appendParts(parent, visibleParts(child));
+    else if (typeof child === 'number') parent.appendChild(document.createTextNode(String(child)));
     else parent.appendChild(child as Node);
   }
 }
@@ -48,7 +72,8 @@ export function h<K extends keyof HTMLElementTagNameMap>(
 ): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   if (props.class) el.className = props.class;
-  if (props.title !== undefined) el.title = props.title;
+  if (props.title !== undefined)
+    el.title = props.title instanceof Shown ? props.title.text : visible(props.title);
   if (props.href !== undefined && props.href.startsWith('#')) el.setAttribute('href', props.href);
   for (const key of ['type', 'name', 'placeholder', 'autocomplete'] as const) {
     const v = props[key];
@@ -81,10 +106,12 @@ export function statusBadge(status: string): HTMLSpanElement {
 /** A highlighted TypeScript program with line numbers. */
 export function codeBlock(source: string): HTMLElement {
   const code = h('code');
+  // Source mode: a hidden character (a Trojan Source bidi override) becomes a marked `\u202E`;
+  // backslashes stay as written.
   for (const t of tokenize(source)) {
-    if (t.kind === 'space' || t.kind === 'ident' || t.kind === 'punct')
-      code.appendChild(document.createTextNode(t.text));
-    else code.appendChild(h('span', { class: `tok-${t.kind}` }, t.text));
+    const shown = new Shown(visibleParts(t.text, 'code'));
+    if (t.kind === 'space' || t.kind === 'ident' || t.kind === 'punct') append(code, shown);
+    else code.appendChild(h('span', { class: `tok-${t.kind}` }, shown));
   }
   const lines = source.split('\n').length;
   const gutter = h('pre', { class: 'gutter', attrs: { 'aria-hidden': 'true' } });

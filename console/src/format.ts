@@ -1,4 +1,17 @@
 /** Formatting of durations, times, JSON and run outcomes for display. No DOM here. */
+import { clipVisible, visibleJsonParts, type VisiblePart } from '../../src/text/visible.js';
+
+/**
+ * Text already made visible (decision 028), in pieces with the escapes marked: the DOM helper
+ * draws it as it is (a string child would be escaped again).
+ */
+export class Shown {
+  constructor(readonly parts: readonly VisiblePart[]) {}
+  /** The shown text. */
+  get text(): string {
+    return this.parts.map((p) => p.text).join('');
+  }
+}
 
 /** `850 ms`, `12.3 s`, `4 min 05 s`, `2 h 03 min`. */
 export function formatDuration(ms: number | undefined): string {
@@ -27,24 +40,27 @@ export function formatTime(at: number | undefined): string {
   return `${new Date(at).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 }
 
-/** One-line JSON, cut to `max` characters with an ellipsis. */
-export function jsonPreview(value: unknown, max = 120): string {
-  let text: string;
+/** JSON with hidden characters as JSON escapes; `–` for no value, `(not JSON)` for a cycle. */
+function jsonParts(value: unknown, space?: number): VisiblePart[] {
   try {
-    text = JSON.stringify(value) ?? String(value);
+    return visibleJsonParts(value, space) ?? [{ text: '–', escaped: false }];
   } catch {
-    text = String(value);
+    return [{ text: '(not JSON)', escaped: false }];
   }
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** One-line JSON, cut to `max` characters with an ellipsis (never inside an escape). */
+export function jsonPreview(value: unknown, max = 120): Shown {
+  const parts = jsonParts(value);
+  const text = parts.map((p) => p.text).join('');
+  return text.length > max
+    ? new Shown([{ text: clipVisible(text, max), escaped: false }])
+    : new Shown(parts);
 }
 
 /** Indented JSON. */
-export function jsonPretty(value: unknown): string {
-  try {
-    return JSON.stringify(value, null, 2) ?? String(value);
-  } catch {
-    return String(value);
-  }
+export function jsonPretty(value: unknown): Shown {
+  return new Shown(jsonParts(value, 2));
 }
 
 /** Failure kinds that mean the run hit one of its limits. */
@@ -69,7 +85,7 @@ export const num = (v: unknown): number | undefined => (typeof v === 'number' ? 
 export function runError(run: { error?: unknown; result?: unknown }):
   | {
       code: string;
-      message: string;
+      message: string | Shown;
       kind: string | undefined;
     }
   | undefined {
@@ -95,4 +111,22 @@ export function limitHit(run: { error?: unknown; result?: unknown }): string | u
 /** True for a status a run never leaves. */
 export function isFinal(status: string): boolean {
   return status === 'succeeded' || status === 'failed' || status === 'cancelled';
+}
+
+/**
+ * Who decided an approval, readable: `http:<scope>:<request id>` (a decision posted to the API) is
+ * "a key of scope <scope>" with the request id as detail; `mcp-elicitation:<client>` is "<client>
+ * (MCP elicitation)"; anything else (a named key, a library approver) as it is.
+ */
+export function decidedBy(by: string | undefined): { label: string; detail: string } {
+  if (by === undefined || by === '') return { label: '–', detail: '' };
+  const http = /^http:(.+):([0-9a-f-]{8,})$/i.exec(by);
+  if (http)
+    return {
+      label: `a key of scope ${http[1]!}`,
+      detail: `over the HTTP API, request ${http[2]!}`,
+    };
+  const mcp = /^mcp-elicitation:(.*)$/.exec(by);
+  if (mcp) return { label: `${mcp[1] || 'client'} (MCP elicitation)`, detail: by };
+  return { label: by, detail: by };
 }

@@ -32,14 +32,16 @@ const ctx = (): ViewContext => ({
       return;
     }
     banner.hidden = false;
-    banner.textContent =
+    replace(
+      banner,
       error instanceof ApiError
         ? error.code === 'NOT_FOUND' && error.message.startsWith('no route')
           ? 'This server does not offer durable runs (the /v1/runs API).'
           : `${error.code}: ${error.message}`
         : error instanceof Error
           ? error.message
-          : 'unexpected error';
+          : 'unexpected error',
+    );
   },
   pendingApprovals(count) {
     badge.textContent = count > 0 ? String(count) : '';

@@ -7,18 +7,38 @@ import type {
   RunFailureDetails,
   ToolResult,
 } from '../index.js';
+import { visible, visibleJson } from '../text/visible.js';
 
-/** Where a command writes: stdout for results, stderr for status and errors. */
+/**
+ * Where a command writes: stdout for results, stderr for status and errors. Nothing reaches a
+ * terminal as written (decision 028): human text goes through the visible-text rule (`text` mode:
+ * an ESC a program logged is shown `\u001B`), machine output through its `code` mode.
+ */
 export interface Io {
+  /** Human text to stdout (escaped by the sink). */
   out(text: string): void;
+  /** Human text to stderr (escaped by the sink). */
   err(text: string): void;
+  /**
+   * Machine output to stdout (JSON, declarations): hidden code points escaped, backslashes kept,
+   * so JSON made by {@link visibleJson} and generated code are written as they are.
+   */
+  data(text: string): void;
 }
 
-/** The process's streams. */
+const line = (text: string): string => (text.endsWith('\n') ? text : `${text}\n`);
+
+/** The process's streams, behind the visible-text rule. */
 export const processIo: Io = {
-  out: (text) => void process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
-  err: (text) => void process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
+  out: (text) => void process.stdout.write(line(visible(text))),
+  err: (text) => void process.stderr.write(line(visible(text))),
+  data: (text) => void process.stdout.write(line(visible(text, 'code'))),
 };
+
+/** Indented JSON for a person or a parser: hidden code points as JSON escapes (same value). */
+export function humanJson(value: unknown): string {
+  return visibleJson(value, 2) ?? 'null';
+}
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -28,10 +48,14 @@ export function formatLog(line: LogLine): string {
   return line.level === 'log' ? line.text : `[${line.level}] ${line.text}`;
 }
 
-/** A program result: strings raw, anything else as indented JSON; null prints nothing. */
-export function formatResult(result: JsonValue): string | undefined {
-  if (result === null) return undefined;
-  return typeof result === 'string' ? result : JSON.stringify(result, null, 2);
+/**
+ * A program result: a string as text (`io.out`), anything else as indented JSON (`io.data`);
+ * null prints nothing.
+ */
+export function printResult(io: Io, result: JsonValue): void {
+  if (result === null) return;
+  if (typeof result === 'string') io.out(result);
+  else io.data(humanJson(result));
 }
 
 /**

@@ -3,6 +3,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import type { Emitter } from '../events/emitter.js';
 import type { ErrorCode } from '../errors.js';
 import type { JsonValue } from '../json.js';
+import { visibleJson } from '../text/visible.js';
 import type { ApprovalOutcome } from './approval.js';
 import type { DenyReason } from './types.js';
 
@@ -73,7 +74,10 @@ const truncate = (value: JsonValue | undefined, max: number): JsonValue | undefi
     : { truncated: true, bytes: text.length, head: text.slice(0, max) };
 };
 
-/** Creates a JSON-lines audit sink (file append or a custom writer). Arguments are capped per field. */
+/**
+ * Creates a JSON-lines audit sink (file append or a custom writer). Arguments are capped per
+ * field; hidden characters are written as JSON escapes (decision 028).
+ */
 export function createAuditSink(options: AuditOptions): AuditSink {
   const max = options.maxFieldBytes ?? 16_384;
   let stream: WriteStream | undefined;
@@ -88,7 +92,8 @@ export function createAuditSink(options: AuditOptions): AuditSink {
     listener(event) {
       const record =
         event.type === 'tool/call' ? { ...event, args: truncate(event.args, max) } : event;
-      write(`${JSON.stringify(record)}\n`);
+      // JSON whose hidden characters are escapes (decision 028): `tail -f` of the audit is safe.
+      write(`${visibleJson(record)}\n`);
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -14,6 +14,7 @@ import type {
   RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ApprovalOutcome, ApprovalRequest, Approver } from '../executor/approval.js';
+import { clipVisible, visible, visibleJson } from '../text/visible.js';
 
 /** At most this many characters of the arguments' JSON are shown. */
 export const MAX_SHOWN_ARGS = 1_000;
@@ -40,41 +41,27 @@ export const APPROVAL_SCHEMA: ElicitRequestFormParams['requestedSchema'] = {
   required: ['approve'],
 };
 
-/**
- * C0 and C1 controls (line breaks included), zero-width and bidi controls (LRM/RLM, ALM, the
- * embeddings, overrides and isolates) and the BOM: nothing of a call's name, reason or
- * arguments may reorder, hide or break up what the human reads.
- */
-const UNSAFE =
-  // eslint-disable-next-line no-control-regex
-  /[\u0000-\u001f\u007f-\u009f\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
-
-/** `text` without control, zero-width and bidi characters. */
-export function stripUnsafe(text: string): string {
-  return text.replace(UNSAFE, '');
-}
-
-/** `text` cut to `max` characters with an ellipsis, never between the halves of a surrogate pair. */
-function cap(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const cut = text.slice(0, max - 1);
-  return `${/[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut}…`;
-}
-
 /** The message the human reads: the tool, the reason the hooks gave, the arguments they saw. */
+/**
+ * Everything of the call is shown through the visible-text rule (decision 028): a control, bidi or
+ * invisible character of the name, a reason or the arguments is written as an escape (`\u202E`),
+ * so nothing can reorder, hide or break up what the human reads, and nothing is silently dropped
+ * (`invoice-\u202Efdp.exe` is not shown as the different name `invoice-fdp.exe`). One line each.
+ */
 export function approvalMessage(request: ApprovalRequest): string {
-  const name = stripUnsafe(request.name);
-  const reasons = request.messages.map((m) => stripUnsafe(m).trim()).filter((m) => m.length > 0);
+  const name = visible(request.name, 'line');
+  const reasons = request.messages.map((m) => m.trim()).filter((m) => m.length > 0);
   let args: string;
   try {
-    args = JSON.stringify(request.args) ?? 'null';
+    args = visibleJson(request.args) ?? 'null';
   } catch {
     args = '(not shown)';
   }
+  const reason = visible(reasons.join(' / '), 'line');
   const lines = [
     `Approve a call of the tool "${name}"${request.parentId === undefined ? '' : ' (from a run_code program)'}?`,
-    `Reason: ${reasons.length > 0 ? cap(reasons.join(' / '), MAX_SHOWN_REASON) : '(none given)'}`,
-    `Arguments: ${cap(stripUnsafe(args), MAX_SHOWN_ARGS)}`,
+    `Reason: ${reasons.length > 0 ? clipVisible(reason, MAX_SHOWN_REASON) : '(none given)'}`,
+    `Arguments: ${clipVisible(args, MAX_SHOWN_ARGS)}`,
   ];
   return lines.join('\n');
 }
@@ -102,7 +89,7 @@ export function supportsElicitation(server: Server): boolean {
   return server.getClientCapabilities()?.elicitation?.form !== undefined;
 }
 
-/** The client's name as it announced itself, stripped and capped; `client` when it gave none. */
+/** The client's name as it announced itself, escaped and capped; `client` when it gave none. */
 function clientName(server: Pick<Server, 'getClientVersion'>): string {
   let name: unknown;
   try {
@@ -110,7 +97,8 @@ function clientName(server: Pick<Server, 'getClientVersion'>): string {
   } catch {
     // a server without the handshake's record: no name
   }
-  const shown = typeof name === 'string' ? cap(stripUnsafe(name), MAX_CLIENT_NAME).trim() : '';
+  const shown =
+    typeof name === 'string' ? clipVisible(visible(name.trim(), 'line'), MAX_CLIENT_NAME) : '';
   return shown.length > 0 ? shown : 'client';
 }
 
@@ -123,7 +111,7 @@ function clientName(server: Pick<Server, 'getClientVersion'>): string {
 export function elicitingApprover(server: Server, relatedRequestId: RequestId): Approver {
   return async (request, signal) => {
     // Who decided, for the audit's approval/decided record: the client as it named itself
-    // (hostile text: stripped and capped like everything the elicitation shows).
+    // (hostile text: escaped and capped like everything the elicitation shows).
     const decidedBy = `mcp-elicitation:${clientName(server)}`;
     try {
       const result = await server.elicitInput(

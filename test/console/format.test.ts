@@ -36,6 +36,6 @@ describe('console formatting', () => {
       }),
     ).toBeUndefined();
     expect(runError({ result: { ok: true, value: 1 } })).toBeUndefined();
-    expect(jsonPreview({ a: 'x'.repeat(200) }, 20)).toHaveLength(20);
+    expect(jsonPreview({ a: 'x'.repeat(200) }, 20).text).toHaveLength(20);
   });
 });

@@ -4,7 +4,7 @@
  */
 import type { ApprovalView } from '../api.js';
 import { h, statusBadge } from '../dom.js';
-import { formatAgo, formatTime, jsonPretty } from '../format.js';
+import { decidedBy, formatAgo, formatTime, jsonPretty } from '../format.js';
 import type { ViewContext } from './view.js';
 
 /** Options of {@link approvalsTable}. */
@@ -68,6 +68,10 @@ export function approvalsTable(
   );
   syncBatch();
 
+  const byCell = (by: string | undefined): HTMLElement => {
+    const who = decidedBy(by);
+    return h('td', { class: 'by', data: { testid: 'decided-by' }, title: who.detail }, who.label);
+  };
   const args = (a: ApprovalView): HTMLElement =>
     h('pre', { class: 'json small' }, jsonPretty(a.args));
   const runCell = (a: ApprovalView): HTMLElement | null =>
@@ -118,7 +122,7 @@ export function approvalsTable(
       h('td', { class: 'tool' }, a.tool),
       h('td', {}, args(a)),
       h('td', {}, statusBadge(a.status)),
-      h('td', { class: 'muted' }, a.decidedBy ?? '–'),
+      byCell(a.decidedBy),
       h('td', { title: formatTime(a.decidedAt) }, formatTime(a.decidedAt)),
       runCell(a),
     ),

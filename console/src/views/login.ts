@@ -1,7 +1,7 @@
 /** The sign-in form: a bearer key, checked against the API, kept in this tab's session storage. */
 import { Api, ApiError } from '../api.js';
 import { storeKey } from '../key-store.js';
-import { h } from '../dom.js';
+import { h, replace } from '../dom.js';
 
 /** Renders the form; `done` receives the checked key. */
 export function loginView(done: (api: Api) => void, reason?: string): HTMLElement {
@@ -32,12 +32,14 @@ export function loginView(done: (api: Api) => void, reason?: string): HTMLElemen
             done(api);
           })
           .catch((err: unknown) => {
-            message.textContent =
+            replace(
+              message,
               err instanceof ApiError && err.status === 401
                 ? 'This key is not valid.'
                 : err instanceof Error
                   ? err.message
-                  : String(err);
+                  : String(err),
+            );
           })
           .finally(() => (button.disabled = false));
       },

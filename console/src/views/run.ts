@@ -5,6 +5,7 @@
 import type { ApprovalView, CallView, RunView } from '../api.js';
 import { codeBlock, h, replace, statusBadge } from '../dom.js';
 import {
+  type Shown,
   formatDuration,
   formatTime,
   isFinal,
@@ -22,7 +23,7 @@ import type { View, ViewContext } from './view.js';
 
 interface LogLine {
   level: string;
-  text: string;
+  text: string | Shown;
 }
 
 /** Logs and calls of a settled run's ToolResult (value on success, error details on failure). */
@@ -151,6 +152,20 @@ export function runView(ctx: ViewContext, id: string): View {
       return;
     }
     const value = prop(prop(run.result, 'value'), 'result');
+    if (run.status === 'cancelled' || value === undefined) {
+      replace(
+        outcome,
+        h('h3', {}, 'Result'),
+        h(
+          'p',
+          { class: 'muted', data: { testid: 'no-result' } },
+          run.status === 'cancelled'
+            ? 'The run was cancelled: it has no result.'
+            : 'The run returned no value.',
+        ),
+      );
+      return;
+    }
     replace(
       outcome,
       h('h3', {}, 'Result'),

@@ -2,7 +2,7 @@
 import { EXIT_FAILURE, EXIT_OK } from '../errors.js';
 import { readProgram } from '../input.js';
 import { openCliRuntime } from '../open.js';
-import { formatDiagnostic, type Io } from '../output.js';
+import { formatDiagnostic, humanJson, type Io } from '../output.js';
 import { requireCodeScope } from './run.js';
 import type { RuntimeFlags } from './shared.js';
 
@@ -30,7 +30,7 @@ export async function checkCommand(
   try {
     requireCodeScope(opened.runtime, opened.scope);
     const diagnostics = await opened.runtime.check(program.code, opened.scope, signal);
-    if (flags.json) io.out(JSON.stringify(diagnostics, null, 2));
+    if (flags.json) io.data(humanJson(diagnostics));
     else {
       for (const d of diagnostics) io.out(formatDiagnostic(program.label, d));
       const n = diagnostics.length;

@@ -9,7 +9,8 @@ import {
   failureLine,
   formatDiagnostic,
   formatLog,
-  formatResult,
+  humanJson,
+  printResult,
   runValue,
   type Io,
 } from '../output.js';
@@ -59,7 +60,7 @@ export async function runCommand(
       { scope: opened.scope, signal },
     );
     if (flags.json) {
-      io.out(JSON.stringify(result, null, 2));
+      io.data(humanJson(result));
       return result.ok ? EXIT_OK : EXIT_FAILURE;
     }
     if (result.ok) {
@@ -69,8 +70,7 @@ export async function runCommand(
         return EXIT_OK;
       }
       for (const line of value.logs) io.out(formatLog(line));
-      const text = formatResult(value.result);
-      if (text !== undefined) io.out(text);
+      printResult(io, value.result);
       return EXIT_OK;
     }
     const details = failureDetails(result);

@@ -13,7 +13,7 @@ import {
 import type { ToolSchema } from '../../tools/types.js';
 import { EXIT_OK, UsageError } from '../errors.js';
 import { loadToolsFile, openCliRuntime } from '../open.js';
-import type { Io } from '../output.js';
+import { humanJson, type Io } from '../output.js';
 import type { RuntimeFlags } from './shared.js';
 
 /** Flags of `isocode sdk`. */
@@ -84,7 +84,7 @@ export async function sdkCommand(flags: SdkFlags, io: Io): Promise<number> {
   let text: string;
   if (flags.stats === true) {
     const stats = sdkStats(catalog, sdk);
-    text = format === 'json' ? JSON.stringify(stats, null, 2) : statsTable(stats);
+    text = format === 'json' ? humanJson(stats) : statsTable(stats);
   } else text = format === 'prompt' ? renderSdkPrompt(sdk) : sdk.text;
   for (const w of sdk.warnings.slice(0, MAX_WARNINGS_SHOWN))
     io.err(
@@ -101,6 +101,6 @@ export async function sdkCommand(flags: SdkFlags, io: Io): Promise<number> {
     io.err(
       `wrote ${flags.out}: ${sdk.bindings.length} tools, ${text.length} characters, sha256 ${sdk.hash.slice(0, 12)}`,
     );
-  } else io.out(text);
+  } else io.data(text);
   return EXIT_OK;
 }
