@@ -3,7 +3,8 @@
  * starts N background runs that each ask for an approval, waits until every one is parked, reads
  * what they hold (sandbox workers busy, local lives, RSS), then decides them — a few one at a time
  * (decision → settled latency with nothing else going on) and the rest in one burst — and checks
- * each succeeded. Prints one JSON line. Usage: parked-child.ts <runs> <parkAfterMs>
+ * each succeeded. Prints one JSON line. Usage: parked-child.ts <runs> <parkAfterMs> [waitMs]
+ * (waitMs: how long the parked runs wait for their humans; their CPU limit is 1 s).
  */
 import { z } from 'zod';
 import { createDurableRuntime } from '../../src/durable/index.js';
@@ -11,6 +12,7 @@ import { defineTool } from '../../src/index.js';
 
 const runs = Number(process.argv[2] ?? 100);
 const parkAfterMs = Number(process.argv[3] ?? 100);
+const waitMs = Number(process.argv[4] ?? 0);
 const rssMb = (): number => process.memoryUsage().rss / 2 ** 20;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -53,7 +55,7 @@ while (parkedIds.size < runs) {
   process.stderr.write(`tick 0\n`);
 }
 const parkAllMs = performance.now() - tp;
-await sleep(200);
+await sleep(200 + waitMs);
 const stats = rt.stats().runner?.sandbox.workers;
 const held = {
   busyWorkers: stats?.busy ?? -1,
@@ -90,6 +92,7 @@ const q = (xs: number[], p: number): number =>
 process.stdout.write(
   `${JSON.stringify({
     runs,
+    waitedMs: waitMs,
     startMs,
     parkAllMs,
     ...held,
