@@ -140,6 +140,9 @@ function findRefusal(text: string): { offset: number; message: string } | undefi
         previous === RPAREN ||
         previous === RBRACKET ||
         previous === RBRACE ||
+        // After a postfix `++`/`--` a `/` divides (a prefix one before a regex is a syntax error).
+        ((previous === PLUS || previous === MINUS) &&
+          text.charCodeAt(previousAt - 1) === previous) ||
         (previous === WORD && !BEFORE_REGEX.has(text.slice(wordStart, wordEnd)));
       i = division ? i + 1 : regexEnd(text, i);
       previous = division ? SLASH : VALUE;
@@ -189,6 +192,8 @@ const LBRACKET = 91;
 const RBRACKET = 93;
 const HASH = 35;
 const DOT = 46;
+const PLUS = 43;
+const MINUS = 45;
 const BACKSLASH = 92;
 
 function isSpace(c: number): boolean {

@@ -111,12 +111,16 @@ describe('tenants apart in one checker', () => {
     ],
     ['import() after a division', `const n: number = 1 / 2 / import('${bSdk}');`],
     [
+      'import() between divisions after a postfix increment (029)',
+      `let i = 0;\nconst n: number = i++ / import('${bSdk}') / 1;`,
+    ],
+    [
       'declare module',
       `declare module '${bSdk}' { export const leak: Tools; }\nconst n: number = tools;`,
     ],
   ];
 
-  it.each(Array.from({ length: 15 }, (_, i) => i))(
+  it.each(Array.from({ length: 16 }, (_, i) => i))(
     'refuses probe %i by name, with one diagnostic, and reveals nothing of tenant B',
     async (index) => {
       const [name, program] = probes()[index] ?? ['', ''];
