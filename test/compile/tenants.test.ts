@@ -132,6 +132,25 @@ describe('tenants apart in one checker', () => {
     },
   );
 
+  it('a / right after `of` is refused, not guessed: nothing hidden between two `of /` reaches the checker (029)', async () => {
+    for (const program of [
+      `const of = 2;\nconst x = of / 1;\ntype T = typeof import('${bSdk}');\nconst y = of / 1;\nconst n: number = x;`,
+      `const of = 2;\nconst x = of / 1 + ${'['.repeat(400)}${']'.repeat(400)}.length + of / 1;`,
+    ]) {
+      const diags = await checker.check(program, TENANT_A);
+      expectNoLeak(diags);
+      expect(diags).toHaveLength(1);
+      expect(diags[0]?.message).toContain('right after `of` is ambiguous');
+    }
+    // A regular expression or a division after `of` in parentheses is fine.
+    await expect(
+      checker.check(
+        'const of = 4;\nconst n: number = (of) / 2;\nfor (const m of (/a/.exec("a") ?? [])) n.toFixed(m.length);',
+        TENANT_A,
+      ),
+    ).resolves.toEqual([]);
+  });
+
   it('types in comments are not resolved, and show nothing of tenant B', async () => {
     const diags = await checker.check(
       `/** @type {typeof import('${bSdk}')} */\nconst x = 1;\nconst y: string = x;`,
