@@ -17,6 +17,14 @@ const MAX_NESTING = 128;
 
 const NESTING_MESSAGE = `The program nests brackets more than ${MAX_NESTING} deep; flatten it (use variables or functions).`;
 
+/**
+ * A `/` right after the word `of` is a regular expression (`for (x of /re/g…)`) or a division (a
+ * variable named `of`) depending on grammar this scan does not know: refused rather than guessed, so
+ * the scan cannot read code the checker sees (docs/decisions/029-host-work.md).
+ */
+const AMBIGUOUS_SLASH_MESSAGE =
+  "A '/' right after `of` is ambiguous here (regular expression or division): wrap the expression in parentheses, e.g. `of (/re/)` or `(of) / 2`.";
+
 /** What a program can use instead of modules: the tail of every module refusal. */
 const AVAILABLE =
   'Call tools through the global `tools` object (typed in the SDK); `console`, `URL`, `URLSearchParams`, `TextEncoder`, `TextDecoder`, `atob`, `btoa`, `structuredClone` and the standard JavaScript built-ins are globals. Nothing else can be loaded.';
@@ -135,11 +143,16 @@ function findRefusal(text: string): { offset: number; message: string } | undefi
       }
       previous = rest.substitution ? LBRACE : VALUE;
     } else if (c === SLASH) {
+      if (previous === WORD && wordEnd - wordStart === 2 && text.startsWith('of', wordStart))
+        return refused(i, AMBIGUOUS_SLASH_MESSAGE);
       const division =
         previous === VALUE ||
         previous === RPAREN ||
         previous === RBRACKET ||
         previous === RBRACE ||
+        // After a postfix `++`/`--` a `/` divides (a prefix one before a regex is a syntax error).
+        ((previous === PLUS || previous === MINUS) &&
+          text.charCodeAt(previousAt - 1) === previous) ||
         (previous === WORD && !BEFORE_REGEX.has(text.slice(wordStart, wordEnd)));
       i = division ? i + 1 : regexEnd(text, i);
       previous = division ? SLASH : VALUE;
@@ -189,6 +202,8 @@ const LBRACKET = 91;
 const RBRACKET = 93;
 const HASH = 35;
 const DOT = 46;
+const PLUS = 43;
+const MINUS = 45;
 const BACKSLASH = 92;
 
 function isSpace(c: number): boolean {

@@ -1,10 +1,11 @@
 /**
  * The savings ledger: what code mode kept out of the model's context in one run_code call. The
  * catalog figures (the tool description the model was shown vs the same catalog as JSON wire) are
- * tokenized once per SDK text; nested results are measured as they arrive, with token counts
- * bounded (large texts are counted on a prefix and extrapolated, and the ledger says so).
+ * tokenized once per SDK text; nested results and the returned text are measured as they arrive
+ * with token counts estimated from character classes ({@link estimateTokens}): a program never makes
+ * the host run the tokenizer (a CJK text of 16 KiB took it ~1–3.5 s; docs/decisions/029-host-work.md).
  */
-import { countTokens } from '../tokens.js';
+import { estimateTokens } from '../tokens.js';
 import type { ToolResult } from '../executor/types.js';
 import { renderRunValue } from './render.js';
 import type { CodeRunner, RunCodeValue, RunnerContext } from './types.js';
@@ -21,26 +22,22 @@ export interface SavingsLedger {
   nestedCalls: number;
   /** Bytes of JSON of the successful nested results (they stayed in the sandbox). */
   nestedResultBytes: number;
-  /** Tokens of those results as JSON. */
+  /** Tokens of those results as JSON (estimated, see `tokensEstimated`). */
   nestedResultTokens: number;
   /** Bytes of what run_code returned to the model (logs and result, as rendered). */
   returnedBytes: number;
-  /** Tokens of what run_code returned to the model. */
+  /** Tokens of what run_code returned to the model (estimated, see `tokensEstimated`). */
   returnedTokens: number;
-  /** True when some result token count was extrapolated from a prefix (texts over 16 KiB). */
+  /**
+   * True when some nested or returned token count is an estimate: every non-empty text is estimated
+   * from its character classes, never tokenized (the catalog figures are exact).
+   */
   tokensEstimated: boolean;
 }
 
-/** Texts up to this many characters are tokenized whole. */
-export const EXACT_TOKEN_CHARS = 16_384;
-/** Larger texts are tokenized on a prefix this long and extrapolated by length. */
-const PREFIX_CHARS = 4_096;
-
-/** Tokens of `text`, exact up to {@link EXACT_TOKEN_CHARS} characters, else extrapolated from a prefix. */
-export function boundedTokens(text: string): { tokens: number; estimated: boolean } {
-  if (text.length <= EXACT_TOKEN_CHARS) return { tokens: countTokens(text), estimated: false };
-  const prefix = countTokens(text.slice(0, PREFIX_CHARS));
-  return { tokens: Math.round((prefix / PREFIX_CHARS) * text.length), estimated: true };
+/** Estimated tokens of `text`: no tokenizer on the host for anything a program sent or returned. */
+function runTokens(text: string): { tokens: number; estimated: boolean } {
+  return { tokens: estimateTokens(text), estimated: text.length > 0 };
 }
 
 /** The catalog figures of a scope: tokens shown, of the SDK, and of the JSON wire. */
@@ -78,14 +75,14 @@ class RunLedger {
       return; // not JSON: the sandbox refuses it anyway
     }
     this.bytes += Buffer.byteLength(json);
-    const t = boundedTokens(json);
+    const t = runTokens(json);
     this.tokens += t.tokens;
     this.estimated ||= t.estimated;
   }
 
   settle(catalog: CatalogTokens, value: RunCodeValue | undefined): SavingsLedger {
     const returned = value === undefined ? '' : renderRunValue(value);
-    const r = boundedTokens(returned);
+    const r = runTokens(returned);
     return {
       ...catalog,
       nestedCalls: this.calls,

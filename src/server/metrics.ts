@@ -5,7 +5,8 @@
  */
 import type { WorkerPoolStats } from '../sandbox/worker/supervisor.js';
 import { RUN_CODE, type ExecutorEvent, type Runtime, type ToolResult } from '../index.js';
-import { Counter, Gauge, Histogram, MetricsRegistry } from './prometheus.js';
+import { monitorEventLoop, type EventLoopLag } from './event-loop.js';
+import { Counter, Gauge, Histogram, MetricsRegistry, Summary } from './prometheus.js';
 
 /** What the durable gauges read of the run manager. */
 export interface DurableMetricsSource {
@@ -59,7 +60,7 @@ export interface ServiceMetrics {
   run(result: ToolResult): void;
   /** The exposition text. */
   render(): string;
-  /** Stops listening to the runtime's events. */
+  /** Stops listening to the runtime's events and sampling the event loop. */
   dispose(): void;
 }
 
@@ -135,7 +136,7 @@ export function createServiceMetrics(
     nestedTokens: registry.add(
       new Counter(
         'isocode_savings_nested_result_tokens_total',
-        'o200k tokens of nested results that stayed in the sandbox (texts over 16 KiB extrapolated from a prefix).',
+        'o200k tokens of nested results that stayed in the sandbox (estimated from character classes).',
       ),
     ),
     returnedBytes: registry.add(
@@ -144,7 +145,7 @@ export function createServiceMetrics(
     returnedTokens: registry.add(
       new Counter(
         'isocode_savings_returned_tokens_total',
-        'o200k tokens run_code returned to the model.',
+        'o200k tokens run_code returned to the model (estimated from character classes).',
       ),
     ),
   };
@@ -212,6 +213,24 @@ export function createServiceMetrics(
     ),
   );
 
+  // The host's event-loop delay, read once per exposition (quantiles and max since the previous one).
+  const loop = monitorEventLoop();
+  let lag: EventLoopLag = loop.read();
+  registry.add(
+    new Summary(
+      'isocode_event_loop_lag_seconds',
+      'Event-loop delay of the host process (quantiles since the previous scrape; sum and count since start).',
+      () => ({ quantiles: lag.quantiles, sum: lag.sumSeconds, count: lag.count }),
+    ),
+  );
+  registry.add(
+    new Gauge(
+      'isocode_event_loop_lag_max_seconds',
+      'Longest event-loop delay of the host process since the previous scrape.',
+      () => lag.maxSeconds,
+    ),
+  );
+
   const onEvent = (event: ExecutorEvent): void => {
     if (event.type !== 'tool/result' || event.name === RUN_CODE) return;
     const isNested = event.parentId !== undefined;
@@ -241,7 +260,13 @@ export function createServiceMetrics(
         failures.inc({ code: result.error.code, kind: typeof kind === 'string' ? kind : 'none' });
       }
     },
-    render: () => registry.render(),
-    dispose: unsubscribe,
+    render() {
+      lag = loop.read();
+      return registry.render();
+    },
+    dispose() {
+      unsubscribe();
+      loop.dispose();
+    },
   };
 }

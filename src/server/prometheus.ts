@@ -133,3 +133,29 @@ export class MetricsRegistry {
     return `${this.#metrics.flatMap((m) => m.render()).join('\n')}\n`;
   }
 }
+
+/** A summary read when the exposition is written: quantile series, `_sum` and `_count`. */
+export class Summary implements Metric {
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly read: () => {
+      quantiles: Readonly<Record<string, number>>;
+      sum: number;
+      count: number;
+    },
+  ) {}
+
+  render(): string[] {
+    const v = this.read();
+    return [
+      `# HELP ${this.name} ${escapeHelp(this.help)}`,
+      `# TYPE ${this.name} summary`,
+      ...Object.entries(v.quantiles).map(([q, x]) =>
+        series(this.name, labelKey({ quantile: q }), x),
+      ),
+      series(`${this.name}_sum`, '', v.sum),
+      series(`${this.name}_count`, '', v.count),
+    ];
+  }
+}

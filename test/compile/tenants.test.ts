@@ -111,12 +111,16 @@ describe('tenants apart in one checker', () => {
     ],
     ['import() after a division', `const n: number = 1 / 2 / import('${bSdk}');`],
     [
+      'import() between divisions after a postfix increment (029)',
+      `let i = 0;\nconst n: number = i++ / import('${bSdk}') / 1;`,
+    ],
+    [
       'declare module',
       `declare module '${bSdk}' { export const leak: Tools; }\nconst n: number = tools;`,
     ],
   ];
 
-  it.each(Array.from({ length: 15 }, (_, i) => i))(
+  it.each(Array.from({ length: 16 }, (_, i) => i))(
     'refuses probe %i by name, with one diagnostic, and reveals nothing of tenant B',
     async (index) => {
       const [name, program] = probes()[index] ?? ['', ''];
@@ -127,6 +131,25 @@ describe('tenants apart in one checker', () => {
       expect(diags[0]?.message).toContain('Call tools through the global `tools` object');
     },
   );
+
+  it('a / right after `of` is refused, not guessed: nothing hidden between two `of /` reaches the checker (029)', async () => {
+    for (const program of [
+      `const of = 2;\nconst x = of / 1;\ntype T = typeof import('${bSdk}');\nconst y = of / 1;\nconst n: number = x;`,
+      `const of = 2;\nconst x = of / 1 + ${'['.repeat(400)}${']'.repeat(400)}.length + of / 1;`,
+    ]) {
+      const diags = await checker.check(program, TENANT_A);
+      expectNoLeak(diags);
+      expect(diags).toHaveLength(1);
+      expect(diags[0]?.message).toContain('right after `of` is ambiguous');
+    }
+    // A regular expression or a division after `of` in parentheses is fine.
+    await expect(
+      checker.check(
+        'const of = 4;\nconst n: number = (of) / 2;\nfor (const m of (/a/.exec("a") ?? [])) n.toFixed(m.length);',
+        TENANT_A,
+      ),
+    ).resolves.toEqual([]);
+  });
 
   it('types in comments are not resolved, and show nothing of tenant B', async () => {
     const diags = await checker.check(
