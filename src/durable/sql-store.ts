@@ -9,6 +9,7 @@
 import { IsocodeError } from '../errors.js';
 import type { JsonValue } from '../json.js';
 import { encodeJson, encodeText, isStorableId } from './encode.js';
+import { ApprovalWaiters } from './approval-waiters.js';
 import { isSchemaName, migrate } from './migrations.js';
 import { toApproval, toCall, toEvent, toRun, toValue, type Row } from './rows.js';
 import type { SqlClient, SqlQuery } from './sql-client.js';
@@ -112,12 +113,9 @@ export async function createSqlStore(
     query('SELECT pg_notify($1, $2)', [channel, payload]).catch(() => undefined);
 
   // Approval waiters on this replica (woken by a local decision or a NOTIFY) and dispatch listeners.
-  const waiters = new Map<string, Set<() => void>>();
-  const wakeApproval = (id: string): void => {
-    // '*' after a LISTEN reconnect: notifications may have been lost, every waiter re-reads.
-    const ids = id === '*' ? [...waiters.keys()] : [id];
-    for (const one of ids) for (const w of waiters.get(one) ?? []) w();
-  };
+  // '*' after a LISTEN reconnect: notifications may have been lost, every waiter re-reads.
+  const waiters = new ApprovalWaiters(pollMs);
+  const wakeApproval = (id: string): void => waiters.wake(id);
   const wakeListeners = new Set<() => void>();
   const wakeAll = (): void => {
     for (const l of wakeListeners) l();
@@ -547,37 +545,12 @@ export async function createSqlStore(
 
     async waitForDecision(id, o: WaitOptions = {}) {
       await listen();
-      const deadline = o.timeoutMs === undefined ? Infinity : Date.now() + o.timeoutMs;
-      for (;;) {
-        let woken = false;
-        let resume: () => void = () => undefined;
-        const waiter = (): void => {
-          woken = true;
-          resume();
-        };
-        let set = waiters.get(id);
-        if (!set) waiters.set(id, (set = new Set()));
-        set.add(waiter); // before reading, so a decision between the read and the wait is not missed
-        try {
-          const approval = await store.getApproval(id);
-          if (!approval || approval.status !== 'pending') return approval;
-          if (o.signal?.aborted || Date.now() >= deadline || closed) return approval;
-          if (!woken)
-            await new Promise<void>((resolve) => {
-              const timer = setTimeout(done, Math.min(pollMs, Math.max(0, deadline - Date.now())));
-              function done(): void {
-                clearTimeout(timer);
-                o.signal?.removeEventListener('abort', done);
-                resolve();
-              }
-              resume = done;
-              o.signal?.addEventListener('abort', done, { once: true });
-            });
-        } finally {
-          set.delete(waiter);
-          if (set.size === 0) waiters.delete(id);
-        }
-      }
+      return waiters.wait(
+        id,
+        (x) => store.getApproval(x),
+        o,
+        () => closed !== undefined,
+      );
     },
 
     async appendEvent(runId, type, data) {

@@ -9,6 +9,7 @@ import { IsocodeError } from '../errors.js';
 import type { JsonValue } from '../json.js';
 import { Emitter } from '../events/emitter.js';
 import { encodeJson, encodeText, isStorableId } from './encode.js';
+import { ApprovalWaiters } from './approval-waiters.js';
 import { openSqlite, type SqliteDb, type SqlValue } from './sqlite-driver.js';
 import {
   toApproval as approvalOf,
@@ -96,11 +97,9 @@ export function openSqliteStore(options: SqliteStoreOptions = {}): RunStore {
 
   let closed = false;
   const wakes = new Emitter<[]>();
-  const waiters = new Map<string, Set<() => void>>();
+  const waiters = new ApprovalWaiters(pollMs);
   const wake = (): void => void queueMicrotask(() => wakes.emit());
-  const wakeApproval = (id: string): void => {
-    for (const w of waiters.get(id) ?? []) w();
-  };
+  const wakeApproval = (id: string): void => waiters.wake(id);
 
   /** Runs `fn` in one write transaction. Every store method goes through here. */
   function tx<T>(fn: () => T): Promise<T> {
@@ -611,39 +610,13 @@ export function openSqliteStore(options: SqliteStoreOptions = {}): RunStore {
         return decided;
       }),
 
-    async waitForDecision(id, o = {}) {
-      const deadline = o.timeoutMs === undefined ? Infinity : Date.now() + o.timeoutMs;
-      for (;;) {
-        let woken = false;
-        let resume: () => void = () => undefined;
-        const waiter = (): void => {
-          woken = true;
-          resume();
-        };
-        let set = waiters.get(id);
-        if (!set) waiters.set(id, (set = new Set()));
-        set.add(waiter); // before reading, so a decision between the read and the wait is not missed
-        try {
-          const a = await store.getApproval(id);
-          if (!a || a.status !== 'pending' || o.signal?.aborted || Date.now() >= deadline || closed)
-            return a;
-          if (!woken)
-            await new Promise<void>((resolve) => {
-              const timer = setTimeout(done, Math.min(pollMs, Math.max(0, deadline - Date.now())));
-              function done(): void {
-                clearTimeout(timer);
-                o.signal?.removeEventListener('abort', done);
-                resolve();
-              }
-              resume = done;
-              o.signal?.addEventListener('abort', done, { once: true });
-            });
-        } finally {
-          set.delete(waiter);
-          if (set.size === 0) waiters.delete(id);
-        }
-      }
-    },
+    waitForDecision: (id, o = {}) =>
+      waiters.wait(
+        id,
+        (x) => store.getApproval(x),
+        o,
+        () => closed,
+      ),
 
     appendEvent: (runId, type, data) => tx(() => append(runId, type, data, Date.now())),
 
@@ -701,7 +674,7 @@ export function openSqliteStore(options: SqliteStoreOptions = {}): RunStore {
     close() {
       if (!closed) {
         closed = true;
-        for (const id of [...waiters.keys()]) wakeApproval(id);
+        wakeApproval('*');
         db.close();
       }
       return Promise.resolve();
