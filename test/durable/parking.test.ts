@@ -58,11 +58,21 @@ function suite(kind: StoreKind): void {
   }
   const viewOf = (id: string, key = KEY): Promise<View> =>
     json<View>(request(`/v1/runs/${id}`, {}, key));
-  const settled = (id: string, key = KEY): Promise<View> =>
-    until(async () => {
-      const v = await viewOf(id, key);
-      return v.finishedAt !== undefined || v.status === 'interrupted' ? v : undefined;
-    });
+  const settled = async (id: string, key = KEY): Promise<View> => {
+    try {
+      return await until(async () => {
+        const v = await viewOf(id, key);
+        return v.finishedAt !== undefined || v.status === 'interrupted' ? v : undefined;
+      }, 50_000);
+    } catch (error) {
+      // Say where the run stands, for a failure that cannot be reproduced at will.
+      const run = await runtime.store.getRun(id);
+      const events = await runtime.store.listEvents(id, 0, 1000);
+      const approvals = await runtime.store.listApprovals({ runId: id });
+      const state = { run, events: events.map((e) => [e.type, e.data]), approvals };
+      throw new Error(`run ${id} did not settle: ${JSON.stringify(state)}`, { cause: error });
+    }
+  };
   const start = async (code: string, key = KEY): Promise<string> => {
     const r = await post('/v1/runs', { code, description: 'parking test' }, key);
     expect(r.status).toBe(202);
