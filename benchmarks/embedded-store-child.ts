@@ -19,7 +19,8 @@ if (engine.startsWith('sqlite')) {
   await store.close();
 } else if (engine.startsWith('pglite')) {
   // Only where PGlite is installed (it is no longer a dependency): the comparison of decision 020.
-  const { PGlite } = (await import('@electric-sql/pglite' as string)) as {
+  const name: string = '@electric-sql/pglite';
+  const { PGlite } = (await import(name)) as {
     PGlite: {
       create(o: object): Promise<{ query(sql: string): Promise<unknown>; close(): Promise<void> }>;
     };

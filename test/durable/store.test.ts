@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isIsocodeError } from '../../src/errors.js';
 import type { RunStore } from '../../src/durable/store.js';
 import { storeKinds } from './stores.js';
 
