@@ -36,11 +36,11 @@ const RangeErrorCtor = RangeError;
 const dateToString = Date.prototype.toString;
 const weakMapGet = WeakMap.prototype.get;
 const weakMapSet = WeakMap.prototype.set;
-/* eslint-enable @typescript-eslint/unbound-method */
 const DateTimeFormatPrototype = Intl.DateTimeFormat.prototype;
 const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
 const formatGetter = ObjectGetOwnPropertyDescriptor(DateTimeFormatPrototype, 'format')?.get;
 const formatToPartsIntrinsic = DateTimeFormatPrototype.formatToParts;
+/* eslint-enable @typescript-eslint/unbound-method */
 
 interface Tape {
   on: boolean;
