@@ -182,7 +182,6 @@ function installIntlClock(): void {
     ObjectDefineProperty(get, 'name', { value: 'get format' });
     ObjectDefineProperty(DateTimeFormatPrototype, 'format', {
       get,
-      set: undefined,
       enumerable: false,
       configurable: true,
     });
