@@ -1,8 +1,9 @@
 /**
  * The isolate side of durable runs (docs/decisions/021-replay.md). Two things make a run
  * replayable after a crash:
- * - the clock and the dice: `Date.now()`, `new Date()` (no argument), `Date()` and `Math.random()`
- *   go through {@link installClock}'s wrappers. Outside a durable run they call the originals. In a
+ * - the clock and the dice: `Date.now()`, `new Date()` (no argument), `Date()`, `Math.random()`
+ *   and the two APIs that read the time without a Date, `Intl.DateTimeFormat.prototype.format`
+ *   and `formatToParts` called without a date, go through {@link installClock}'s wrappers. Outside a durable run they call the originals. In a
  *   durable run they first serve the values recorded by the run's earlier life, in order, then live
  *   ones, which are kept and shipped to the host with the next binding call (so the host stores
  *   them before that call's side effect can happen);
@@ -31,8 +32,15 @@ const DateCtor = Date;
 const dateNow = Date.now;
 const mathRandom = Math.random;
 const RangeErrorCtor = RangeError;
-// eslint-disable-next-line @typescript-eslint/unbound-method -- applied with ReflectApply
+/* eslint-disable @typescript-eslint/unbound-method -- applied with ReflectApply */
 const dateToString = Date.prototype.toString;
+const weakMapGet = WeakMap.prototype.get;
+const weakMapSet = WeakMap.prototype.set;
+const DateTimeFormatPrototype = Intl.DateTimeFormat.prototype;
+const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+const formatGetter = ObjectGetOwnPropertyDescriptor(DateTimeFormatPrototype, 'format')?.get;
+const formatToPartsIntrinsic = DateTimeFormatPrototype.formatToParts;
+/* eslint-enable @typescript-eslint/unbound-method */
 
 interface Tape {
   on: boolean;
@@ -63,7 +71,7 @@ function keep(): void {
     throw new RangeErrorCtor(
       'a durable run may use at most ' +
         MAX_RECORDED_VALUES +
-        ' values of Date.now(), new Date() and Math.random() together',
+        ' values of Date.now(), new Date(), Intl date formatting and Math.random() together',
     );
   tape.kept++;
 }
@@ -106,8 +114,8 @@ function define(target: object, key: PropertyKey, value: unknown): void {
 }
 
 /**
- * Replaces `Date` (constructor, `Date()`, `Date.now`) and `Math.random` on this context's global
- * by the recording wrappers. `instanceof Date`, `Date.prototype`, `Date.parse` and `Date.UTC`
+ * Replaces `Date` (constructor, `Date()`, `Date.now`), `Math.random` and the date-less reads of
+ * `Intl.DateTimeFormat` on this context's global by the recording wrappers. `instanceof Date`, `Date.prototype`, `Date.parse` and `Date.UTC`
  * behave as before. Runs once per context, before any guest code.
  */
 export function installClock(): void {
@@ -141,6 +149,49 @@ export function installClock(): void {
   define(Math, 'random', function random(): number {
     return nextRandom();
   });
+  installIntlClock();
+}
+
+/**
+ * `Intl.DateTimeFormat.prototype.format` and `formatToParts` read the current time when called
+ * without a date (`new Intl.DateTimeFormat().format()`): in a durable run an undefined date
+ * becomes the recorded clock's next value. Outside one, `format` hands out the engine's own bound
+ * function (one `tape.on` test per property read, none per call) and `formatToParts` passes its
+ * argument through. In a durable run `format` gives one wrapper per formatter (kept in a WeakMap
+ * whose methods were captured before any guest code), so `f.format === f.format` still holds.
+ */
+function installIntlClock(): void {
+  const getter = formatGetter;
+  if (getter !== undefined) {
+    const wrappers = new WeakMap<object, (date?: unknown) => string>();
+    const get = function format(this: unknown): unknown {
+      const bound = ReflectApply(getter, this, []) as (date?: unknown) => string;
+      if (!tape.on) return bound;
+      const self = this as object;
+      let wrapper = ReflectApply(weakMapGet, wrappers, [self]) as
+        ((date?: unknown) => string) | undefined;
+      if (wrapper === undefined) {
+        wrapper = function (date?: unknown): string {
+          return bound(date === undefined ? nextClock() : date);
+        };
+        ObjectDefineProperty(wrapper, 'name', { value: '' });
+        ReflectApply(weakMapSet, wrappers, [self, wrapper]);
+      }
+      return wrapper;
+    };
+    ObjectDefineProperty(get, 'name', { value: 'get format' });
+    ObjectDefineProperty(DateTimeFormatPrototype, 'format', {
+      get,
+      enumerable: false,
+      configurable: true,
+    });
+  }
+  const formatToParts = function formatToParts(this: unknown, date?: unknown): unknown {
+    return ReflectApply(formatToPartsIntrinsic, this, [
+      date === undefined && tape.on ? nextClock() : date,
+    ]);
+  };
+  define(DateTimeFormatPrototype, 'formatToParts', formatToParts);
 }
 
 /**

@@ -104,6 +104,32 @@ describe('durable sandbox runs', () => {
     expect(value(result)).toEqual([true, 0, 'string', 86_400_000, 1000, true, true]);
   });
 
+  it('reads the recorded clock in Intl.DateTimeFormat format() and formatToParts() without a date: the same text on replay', async () => {
+    const code = [
+      "const f = new Intl.DateTimeFormat('en', { timeStyle: 'full', timeZone: 'UTC' });",
+      "const text = [f.format(), f.formatToParts().map((p) => p.value).join('').replace(/\\s/g, ' '), f.format(0)];",
+      'await tools.echo({ v: 1 });',
+      'return [text, f.format === f.format];',
+    ].join('\n');
+    // Served from the tape: 01:02:03 and 04:05:06 UTC on 2 January 1970, whatever the time is now.
+    const served = await durableRun(code, { clock: [90_123_000, 101_106_000], random: [] });
+    expect(value(served.result)).toEqual([
+      [
+        '1:02:03 AM Coordinated Universal Time',
+        '4:05:06 AM Coordinated Universal Time',
+        '12:00:00 AM Coordinated Universal Time',
+      ],
+      true,
+    ]);
+    expect(served.traces[0]?.trace.clock).toEqual([]);
+    // A live run records the two readings; its replay from them formats the same text.
+    const live = await durableRun(code);
+    const recorded = live.traces[0]?.trace.clock ?? [];
+    expect(recorded).toHaveLength(2);
+    const replay = await durableRun(code, { clock: recorded, random: [] });
+    expect(value(replay.result)).toEqual(value(live.result));
+  });
+
   it('costs nothing to a run without a seam: no trace, live values', async () => {
     const r = await rt.execute({
       name: 'run_code',
