@@ -246,6 +246,65 @@ describe.skipIf(missing !== undefined)(
       expect(a.violations).toEqual([]);
     }, 120_000);
 
+    it('shows hidden and control characters as marked escapes, never interpreted (decision 028)', async () => {
+      a ??= await signedIn(KEY_A);
+      const { page } = a;
+      // Raw U+202E in the description and in a comment of the source (Trojan Source); the program
+      // logs ANSI colour codes and asks to delete a key with a right-to-left override.
+      const program = [
+        '// owner: \u202Eevil',
+        "console.log('\\x1b[31mred\\x1b[0m \\x07');",
+        "await tools.kv.delete({ key: 'invoice-\\u202Efdp.exe' });",
+        "await tools.kv.delete({ key: 'second' });",
+        'return 1;',
+      ].join('\n');
+      const id = await startRun(program, 'hostile \u202Etxt.exe');
+      await page.goto(`${url}/console/#/approvals`);
+      const row = page.locator(
+        `[data-testid="pending"] tr[data-approval-id][data-tool="kv.delete"]`,
+      );
+      await poll(() => row.count()).toBe(1);
+      expect(await row.locator('pre.json').textContent()).toBe(
+        '{\n  "key": "invoice-\\u202Efdp.exe"\n}',
+      );
+      expect(await row.locator('pre.json .esc').allTextContents()).toEqual(['\\u202E']);
+      await shot(page, 'approvals-escapes');
+      await row.locator('[data-action="approve"]').click();
+      // The run page: description, program, logs; then cancel the run parked on the second call.
+      await page.goto(`${url}/console/#/runs/${id}`);
+      await page
+        .locator('[data-testid="pending"] tr[data-approval-id][data-tool="kv.delete"]')
+        .waitFor({ timeout: 30_000 });
+      expect(await page.locator('.run-title h2').textContent()).toBe('hostile \\u202Etxt.exe');
+      await poll(() => page.locator('[data-testid="logs"] li').allTextContents()).toEqual([
+        'log\\u001B[31mred\\u001B[0m \\u0007',
+      ]);
+      expect(await page.locator('[data-testid="logs"] li .esc').count()).toBe(3);
+      const source = await page.locator('.program .source').textContent();
+      if (source !== null) expect(source).toContain('// owner: \\u202Eevil');
+      // Who approved the first call, readable (not `http:<scope>:<uuid>`).
+      await poll(() => page.locator('[data-testid="decided-by"]').allTextContents()).toEqual([
+        'a key of scope alpha',
+      ]);
+      await page.locator('[data-action="cancel"]').click();
+      await poll(() => page.locator('.run-title [data-status]').getAttribute('data-status')).toBe(
+        'cancelled',
+      );
+      await poll(() => page.locator('[data-testid="no-result"]').textContent()).toBe(
+        'The run was cancelled: it has no result.',
+      );
+      expect(await page.locator('[data-testid="outcome"]').textContent()).not.toContain(
+        'undefined',
+      );
+      // Nothing of the dangerous classes reached the page's text, anywhere.
+      const body = (await page.locator('body').textContent()) ?? '';
+      // eslint-disable-next-line no-control-regex
+      expect(body).not.toMatch(
+        /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/,
+      );
+      expect(a.violations).toEqual([]);
+    }, 120_000);
+
     it('cancels a run waiting for approval from its page', async () => {
       a ??= await signedIn(KEY_A);
       const { page } = a;

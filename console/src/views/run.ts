@@ -135,6 +135,19 @@ export function runView(ctx: ViewContext, id: string): View {
       return;
     }
     const err = runError(run);
+    if (run.status === 'cancelled') {
+      replace(
+        outcome,
+        h('h3', {}, 'Result'),
+        h(
+          'p',
+          { class: 'muted', data: { testid: 'no-result' } },
+          'The run was cancelled: it has no result.',
+        ),
+        err ? h('p', { class: 'muted' }, err.code, ': ', err.message) : null,
+      );
+      return;
+    }
     if (err) {
       replace(
         outcome,
@@ -152,17 +165,11 @@ export function runView(ctx: ViewContext, id: string): View {
       return;
     }
     const value = prop(prop(run.result, 'value'), 'result');
-    if (run.status === 'cancelled' || value === undefined) {
+    if (value === undefined) {
       replace(
         outcome,
         h('h3', {}, 'Result'),
-        h(
-          'p',
-          { class: 'muted', data: { testid: 'no-result' } },
-          run.status === 'cancelled'
-            ? 'The run was cancelled: it has no result.'
-            : 'The run returned no value.',
-        ),
+        h('p', { class: 'muted', data: { testid: 'no-result' } }, 'The run returned no value.'),
       );
       return;
     }
