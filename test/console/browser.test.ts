@@ -298,8 +298,8 @@ describe.skipIf(missing !== undefined)(
       );
       // Nothing of the dangerous classes reached the page's text, anywhere.
       const body = (await page.locator('body').textContent()) ?? '';
-      // eslint-disable-next-line no-control-regex
       expect(body).not.toMatch(
+        // eslint-disable-next-line no-control-regex
         /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/,
       );
       expect(a.violations).toEqual([]);
