@@ -270,7 +270,8 @@ export async function createSqlStore(
 
     async listClaimable(now, limit) {
       const rows = await query(
-        `SELECT * FROM ${s}.runs WHERE ${claimable('$1')} ORDER BY created_at, id LIMIT ${clamp(limit)}`,
+        `SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY scope ORDER BY created_at, id) AS turn
+           FROM ${s}.runs WHERE ${claimable('$1')}) c ORDER BY turn, created_at, id LIMIT ${clamp(limit)}`,
         [now],
       );
       return rows.map(toRun);

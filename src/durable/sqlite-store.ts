@@ -321,7 +321,8 @@ export function openSqliteStore(options: SqliteStoreOptions = {}): RunStore {
     listClaimable: (now, limit) =>
       tx(() =>
         all(
-          `SELECT * FROM runs WHERE ${CLAIMABLE} ORDER BY created_at, id LIMIT ${clamp(limit)}`,
+          `SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY scope ORDER BY created_at, id) AS turn
+             FROM runs WHERE ${CLAIMABLE}) ORDER BY turn, created_at, id LIMIT ${clamp(limit)}`,
           now,
         ).map(runOf),
       ),

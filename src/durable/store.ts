@@ -345,8 +345,9 @@ export interface RunStore {
     now: number,
   ): Promise<RunRecord | undefined>;
   /**
-   * Runs {@link claimRun} would take at `now`, oldest first (queued, lapsed, unparked): what a
-   * replica with free slots picks from.
+   * Runs {@link claimRun} would take at `now` (queued, lapsed, unparked): what a replica with free
+   * slots picks from. Scopes take turns — each scope's oldest, then each one's second oldest… — so
+   * one tenant's backlog never hides another tenant's queued run.
    */
   listClaimable(now: number, limit?: number): Promise<RunRecord[]>;
   /** Extends the lease of the life `fence` until `leaseExpiresAt`. @returns false when the fence no longer holds. */

@@ -165,8 +165,13 @@ export function createMemoryStore(): RunStore {
         [...runs.values()]
           .filter((r) => claimable(r, now))
           .sort((a, b) => a.createdAt - b.createdAt)
+          .map((r, _, all) => ({
+            r,
+            turn: all.filter((o) => o.scope === r.scope && o.createdAt <= r.createdAt).length,
+          }))
+          .sort((a, b) => a.turn - b.turn || a.r.createdAt - b.r.createdAt)
           .slice(0, limit)
-          .map(copy),
+          .map(({ r }) => copy(r)),
       );
     },
     renewLease(id, f, until) {

@@ -138,6 +138,15 @@ for (const kind of storeKinds()) {
         }
       }));
 
+    it("claimable runs take turns by scope: one tenant's backlog never hides another's queued run", () =>
+      withStore(async (store) => {
+        for (let i = 0; i < 5; i++)
+          await store.createRun({ id: `a${i}`, scope: 'a', program: 'p' });
+        await store.createRun({ id: 'b0', scope: 'b', program: 'p' });
+        const first = await store.listClaimable(Date.now(), 2);
+        expect(first.map((r) => r.id).sort()).toEqual(['a0', 'b0']);
+      }));
+
     it('settles in one transaction: state, leftover approvals and events; never twice', () =>
       withStore(async (store) => {
         const now = Date.now();
