@@ -1,6 +1,6 @@
 /**
  * The tiny SQL seam the run store is written against: PostgreSQL's dialect, `$1` parameters.
- * Two implementations: pglite-client.ts (embedded) and pg-client.ts (a PostgreSQL server).
+ * Implemented by pg-client.ts (a PostgreSQL server); the embedded store is SQLite (sqlite-store.ts).
  */
 
 /** Runs one parameterised statement. */
@@ -11,8 +11,8 @@ export type SqlQuery = <R = Record<string, unknown>>(
 
 /** A connection (or pool) to a PostgreSQL-dialect database. */
 export interface SqlClient {
-  /** `pglite` (embedded, one process) or `postgres` (a server shared by replicas). */
-  readonly kind: 'pglite' | 'postgres';
+  /** `postgres`: a server shared by replicas. */
+  readonly kind: 'postgres';
   /** Runs one parameterised statement and returns its rows. */
   query: SqlQuery;
   /** Runs `fn` in one transaction on one connection: committed when it resolves, rolled back when it rejects. */

@@ -319,7 +319,7 @@ export interface StoreStats {
  */
 export interface RunStore {
   /** A name for logs and figures. */
-  readonly kind: 'sqlite' | 'pglite' | 'postgres';
+  readonly kind: 'sqlite' | 'postgres';
 
   /** Inserts a run (see {@link NewRun.lease} and {@link NewRun.idempotencyKey}). */
   createRun(run: NewRun): Promise<CreatedRun>;
