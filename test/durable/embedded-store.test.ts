@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openRunStore } from '../../src/durable/open-store.js';
+import { childMessage } from '../support/child-message.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/hold-store.ts', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'isocode-embedded-'));
@@ -24,8 +25,18 @@ describe('the embedded store', () => {
       env: { ...process.env, STORE_PATH: path },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
-    await new Promise((resolve) => holder.once('message', resolve));
-    await expect(openRunStore({ path })).rejects.toMatchObject({
+    let exited: string | undefined;
+    holder.once('exit', (code, signal) => (exited = `${String(code)}/${String(signal)}`));
+    expect(await childMessage(holder)).toBe('ready');
+    const second = openRunStore({ path });
+    // If the second open were let in, say whether the holder was still alive then (a dead holder's
+    // lock is gone by design; a live one's must refuse).
+    await second.then(
+      (store) => store.close(),
+      () => undefined,
+    );
+    expect(exited, 'the holder died before the second open').toBeUndefined();
+    await expect(second).rejects.toMatchObject({
       code: 'STORE_UNAVAILABLE',
       message: expect.stringContaining('in use by another process') as unknown,
     });

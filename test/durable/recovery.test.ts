@@ -16,6 +16,7 @@ import { openPgClient } from '../../src/durable/pg-client.js';
 import type { RunRecord, RunStore } from '../../src/durable/store.js';
 import { replicaTools } from './fixtures/tools.js';
 import { schemaName } from './stores.js';
+import { childMessage } from '../support/child-message.js';
 
 const PG_URL = process.env.ISOCODE_TEST_PG_URL;
 if (PG_URL === undefined && process.env.CI)
@@ -60,9 +61,7 @@ async function replicaA(
     },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  const runId = await new Promise<string>((resolve) =>
-    child.once('message', (m) => resolve(typeof m === 'string' ? m : JSON.stringify(m))),
-  );
+  const runId = await childMessage(child);
   await until(() => {
     try {
       return lines().includes('gate') ? true : undefined;

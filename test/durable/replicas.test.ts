@@ -15,6 +15,7 @@ import { openPgClient } from '../../src/durable/pg-client.js';
 import type { RunRecord } from '../../src/durable/store.js';
 import { replicaTools } from './fixtures/tools.js';
 import { schemaName } from './stores.js';
+import { childMessage } from '../support/child-message.js';
 
 const PG_URL = process.env.ISOCODE_TEST_PG_URL;
 if (PG_URL === undefined && process.env.CI)
@@ -59,9 +60,7 @@ async function replicaA(program: string): Promise<{ child: ChildProcess; runId: 
     },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  const runId = await new Promise<string>((resolve) =>
-    child.once('message', (m) => resolve(typeof m === 'string' ? m : JSON.stringify(m))),
-  );
+  const runId = await childMessage(child);
   return { child, runId };
 }
 async function kill(child: ChildProcess): Promise<void> {

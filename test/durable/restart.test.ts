@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDurableRuntime, type DurableRuntime } from '../../src/durable/index.js';
 import { replicaTools } from './fixtures/tools.js';
+import { childMessage } from '../support/child-message.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/durable-replica.ts', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'isocode-restart-'));
@@ -46,9 +47,7 @@ describe('restart of a single process with the embedded store', () => {
       },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
-    const runId = await new Promise<string>((resolve) =>
-      child.once('message', (m) => resolve(typeof m === 'string' ? m : JSON.stringify(m))),
-    );
+    const runId = await childMessage(child);
     await until(() => {
       try {
         return Promise.resolve(lines().includes('a') ? true : undefined);
