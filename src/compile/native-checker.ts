@@ -8,8 +8,8 @@ import { CheckCache, type CheckCacheOptions } from './check-cache.js';
 import { abortError } from './native-project.js';
 import { NativeSession, SessionLost } from './native-session.js';
 import type { SessionSettings } from './native-session.js';
-import { isBodyRejection, programRefusal } from './refusals.js';
-import type { transpileProgram as TranspileProgram } from './transpile.js';
+import { isBodyRejection, isRefusal, programRefusal } from './refusals.js';
+import type { transpileGuarded as TranspileGuarded } from './guarded-transpile.js';
 import type {
   CheckOptions,
   CheckerStats,
@@ -139,7 +139,9 @@ class NativeChecker implements TypeChecker {
     // could then declare globals) is rejected without type-checking, and one the transpiler cannot parse
     // never passes the check. The compiler's own syntax messages (with TS codes) come first otherwise.
     const transpiled = options.transpiled ?? (await transpileHere(program));
-    const escaped = transpiled.ok ? [] : transpiled.diagnostics.filter(isBodyRejection);
+    const escaped = transpiled.ok
+      ? []
+      : transpiled.diagnostics.filter((d) => isBodyRejection(d) || isRefusal(d));
     if (escaped.length > 0) {
       this.checks++;
       return escaped;
@@ -236,12 +238,12 @@ class NativeChecker implements TypeChecker {
  * first use: a host that always passes the verdict never loads oxc.
  */
 async function transpileHere(program: string): Promise<TranspileVerdict> {
-  transpiler ??= import('./transpile.js');
-  const { transpileProgram } = await transpiler;
-  return transpileProgram(program);
+  transpiler ??= import('./guarded-transpile.js');
+  const { transpileGuarded } = await transpiler;
+  return transpileGuarded(program);
 }
 
-let transpiler: Promise<{ transpileProgram: typeof TranspileProgram }> | undefined;
+let transpiler: Promise<{ transpileGuarded: typeof TranspileGuarded }> | undefined;
 
 function validate(program: unknown, sdk: unknown): void {
   if (typeof program !== 'string')

@@ -37,6 +37,26 @@ export const MODULE_MESSAGES = {
   file: `A run_code program cannot reference files or declare modules (\`/// <reference ...>\`, \`declare module "..."\`). ${AVAILABLE}`,
 } as const;
 
+/** Deepest syntax tree a program may have (decided from a real parse: `ast-refusals.ts`), in nodes
+ * from the wrapper down. Ordinary programs stay under ~60 (a 20-level JSON literal is ~45); 128
+ * nested brackets (the lexical scan's limit) are 130–260 nodes, 250 nested arrays about 256. */
+export const MAX_AST_DEPTH = 256;
+
+/** The message of the refusal of a syntax tree deeper than {@link MAX_AST_DEPTH}. */
+export const DEPTH_MESSAGE = `The program's syntax nests more than ${MAX_AST_DEPTH} levels deep (brackets, calls, blocks or type arguments); flatten it (use variables, functions or type aliases).`;
+
+const REFUSALS: ReadonlySet<string> = new Set([
+  ...Object.values(MODULE_MESSAGES),
+  NESTING_MESSAGE,
+  AMBIGUOUS_SLASH_MESSAGE,
+  DEPTH_MESSAGE,
+]);
+
+/** True for a refusal's diagnostic: the program must never reach the checker. */
+export function isRefusal(d: Diagnostic): boolean {
+  return REFUSALS.has(d.message);
+}
+
 export function escapeDiagnostic(): Diagnostic {
   return syntaxError(ESCAPE_MESSAGE, 1, 1);
 }

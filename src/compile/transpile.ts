@@ -12,8 +12,8 @@ import { bodyDiagnostic } from './refusals.js';
 import type { Diagnostic, PositionMap, TranspileResult } from './types.js';
 
 /** What the program is wrapped in before transforming: top-level `await` and `return` are legal inside. */
-const SOURCE_PREFIX = "(async function () {\n'use strict';\n";
-const SOURCE_SUFFIX = '\n})';
+export const SOURCE_PREFIX = "(async function () {\n'use strict';\n";
+export const SOURCE_SUFFIX = '\n})';
 /** Lines of {@link SOURCE_PREFIX}: program line 1 is source-map line 2 (0-based). */
 const PREFIX_LINES = 2;
 /** oxc prints the wrapper back as `(async function() {\n<body>\n});\n`. */
