@@ -4,7 +4,7 @@
  * point a value can hold round-trips through it exactly.
  */
 import { fork } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,7 +27,8 @@ describe('the embedded store', () => {
     });
     let exited: string | undefined;
     holder.once('exit', (code, signal) => (exited = `${String(code)}/${String(signal)}`));
-    expect(await childMessage(holder)).toBe('ready');
+    expect(await childMessage(holder)).toBe(`ready:${path}`);
+    expect(existsSync(path)).toBe(true);
     const second = openRunStore({ path });
     // If the second open were let in, say whether the holder was still alive then (a dead holder's
     // lock is gone by design; a live one's must refuse).
