@@ -21,7 +21,7 @@ describe('the embedded store', () => {
   it('one process per file: a second is refused with STORE_UNAVAILABLE; after the holder is SIGKILLed the file opens with its data', async () => {
     const path = join(dir, 'runs.db');
     const holder = fork(FIXTURE, [], {
-      execArgv: ['--import', 'tsx'],
+      execArgv: ['--expose-gc', '--import', 'tsx'],
       env: { ...process.env, STORE_PATH: path },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
