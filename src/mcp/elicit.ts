@@ -102,26 +102,132 @@ function clientName(server: Pick<Server, 'getClientVersion'>): string {
   return shown.length > 0 ? shown : 'client';
 }
 
+/** At most this many calls share one form; a larger batch is asked in several forms. */
+export const MAX_CALLS_PER_FORM = 20;
+
+/** The form of a batch: one required yes/no per call, `approve_1` … `approve_n`. */
+export function batchSchema(
+  requests: readonly ApprovalRequest[],
+): ElicitRequestFormParams['requestedSchema'] {
+  const properties: Record<string, { type: 'boolean'; title: string; description: string }> = {};
+  requests.forEach((request, i) => {
+    properties[`approve_${i + 1}`] = {
+      type: 'boolean',
+      title: clipVisible(`Approve call ${i + 1}: ${visible(request.name, 'line')}`, 200),
+      description: 'Run this tool call once',
+    };
+  });
+  return { type: 'object', properties, required: Object.keys(properties) };
+}
+
+/** The message of a batch: a heading, then each call's three lines, numbered as in the form. */
+export function batchMessage(requests: readonly ApprovalRequest[]): string {
+  const fromProgram = requests.some((r) => r.parentId !== undefined);
+  return [
+    `Approve ${requests.length} tool calls${fromProgram ? ' from a run_code program' : ''}? Each is decided on its own; approved calls run one at a time, in this order.`,
+    ...requests.map((request, i) =>
+      approvalMessage(request)
+        .split('\n')
+        .map((line, j) => (j === 0 ? `${i + 1}. ${line}` : `   ${line}`))
+        .join('\n'),
+    ),
+  ].join('\n');
+}
+
+/** The outcome of call `index` (0-based) of a batch from the client's answer; unexpected fails closed. */
+export function batchOutcomeOf(result: ElicitResult, index: number): ApprovalOutcome {
+  if (result.action !== 'accept') return outcomeOf(result);
+  const approve = result.content?.[`approve_${index + 1}`];
+  return approve === true ? 'allowed-once' : approve === false ? 'rejected' : 'unavailable';
+}
+
+interface Ask {
+  request: ApprovalRequest;
+  signal: AbortSignal;
+  resolve(answer: ApprovalOutcome | { outcome: ApprovalOutcome; decidedBy: string }): void;
+}
+
 /**
  * An approver that asks the client of `server` through `elicitation/create`, sent as related to
  * the `tools/call` request `relatedRequestId` (so over streamable HTTP it travels on that call's
  * stream). A transport error, a disconnect or an answer that does not fit the form resolves
  * `unavailable`: fail closed.
+ *
+ * The asks a program makes together (a `Promise.all`: decision 027 puts them in flight together)
+ * reach this approver in the same turn of the event loop; those are sent as **one** form with a
+ * yes/no per call (up to {@link MAX_CALLS_PER_FORM}), each still decided on its own. A lone ask gets
+ * the one-question form. An aborted call drops out of its form at once (`cancelled`); the form is
+ * withdrawn (`notifications/cancelled`) when every call in it was aborted.
  */
 export function elicitingApprover(server: Server, relatedRequestId: RequestId): Approver {
-  return async (request, signal) => {
+  let gathering: Ask[] | undefined;
+  const send = (asks: Ask[]): void => {
+    const live = asks.filter((a) => !a.signal.aborted);
+    for (const a of asks) if (a.signal.aborted) a.resolve('cancelled');
+    for (let i = 0; i < live.length; i += MAX_CALLS_PER_FORM)
+      void ask(live.slice(i, i + MAX_CALLS_PER_FORM));
+  };
+  const ask = async (asks: Ask[]): Promise<void> => {
     // Who decided, for the audit's approval/decided record: the client as it named itself
     // (hostile text: escaped and capped like everything the elicitation shows).
     const decidedBy = `mcp-elicitation:${clientName(server)}`;
+    const withdrawn = new AbortController();
+    let left = asks.length;
+    for (const a of asks)
+      a.signal.addEventListener(
+        'abort',
+        () => {
+          a.resolve('cancelled');
+          if (--left === 0) withdrawn.abort(a.signal.reason);
+        },
+        { once: true },
+      );
+    const single = asks.length === 1 ? asks[0] : undefined;
+    const requests = asks.map((a) => a.request);
     try {
       const result = await server.elicitInput(
-        { mode: 'form', message: approvalMessage(request), requestedSchema: APPROVAL_SCHEMA },
-        { signal, timeout: ELICITATION_REQUEST_TIMEOUT_MS, relatedRequestId },
+        single
+          ? {
+              mode: 'form',
+              message: approvalMessage(single.request),
+              requestedSchema: APPROVAL_SCHEMA,
+            }
+          : {
+              mode: 'form',
+              message: batchMessage(requests),
+              requestedSchema: batchSchema(requests),
+            },
+        {
+          signal: single ? single.signal : withdrawn.signal,
+          timeout: ELICITATION_REQUEST_TIMEOUT_MS,
+          relatedRequestId,
+        },
       );
-      const outcome = outcomeOf(result);
-      return outcome === 'unavailable' ? outcome : { outcome, decidedBy };
+      asks.forEach((a, i) => {
+        const outcome = single ? outcomeOf(result) : batchOutcomeOf(result, i);
+        a.resolve(outcome === 'unavailable' ? outcome : { outcome, decidedBy });
+      });
     } catch {
-      return 'unavailable';
+      for (const a of asks) a.resolve('unavailable');
     }
   };
+  return (request, signal) =>
+    new Promise((resolve) => {
+      let settled = false;
+      const once: Ask['resolve'] = (answer) => {
+        if (settled) return;
+        settled = true;
+        resolve(answer);
+      };
+      if (gathering === undefined) {
+        const batch: Ask[] = [];
+        gathering = batch;
+        // Asks issued together arrive within this turn (their pipelines run on microtasks).
+        setImmediate(() => {
+          gathering = undefined;
+          send(batch);
+        });
+      }
+      gathering.push({ request, signal, resolve: once });
+    });
 }

@@ -36,6 +36,16 @@ beforeAll(async () => {
   runtime = await createRuntime({
     tools: [
       defineTool({
+        name: 'write',
+        description: 'Writes a key (not concurrency-safe: bodies run one at a time).',
+        input: z.object({ key: z.string() }),
+        execute: async ({ key }: { key: string }) => {
+          await new Promise((r) => setImmediate(r)); // a body that yields: overlap would show
+          ran.push(key);
+          return `wrote ${key}`;
+        },
+      }),
+      defineTool({
         name: 'danger',
         description: 'Needs approval.',
         input: z.object({ who: z.string() }).passthrough(),
@@ -49,6 +59,7 @@ beforeAll(async () => {
     scopes: { default: { mode: 'code' }, native: { mode: 'native' } },
     hooks: {
       preExecute: (ctx) => {
+        if (ctx.call.name === 'write') return { action: 'ask', message: 'a write' };
         if (ctx.call.name !== 'danger') return undefined;
         const who = (ctx.call.args as { who?: unknown }).who;
         return { action: 'ask', message: `danger for ${String(who)}` };
@@ -241,25 +252,83 @@ describe('a client with the elicitation capability', () => {
     await client.close();
   });
 
-  it('two asks of one program (Promise.all) are two elicitations, both answered', async () => {
-    const pending: (() => void)[] = [];
-    const { client, asked } = await connect(
-      () =>
-        new Promise<ElicitResult>((resolve) => {
-          pending.push(() => resolve(approve(true)));
-          // Both are asked before either is answered: they are in flight together.
-          if (pending.length === 2) for (const go of pending) go();
-        }),
-    );
+  it('the asks of one Promise.all are one form, a yes/no per call, each decided on its own', async () => {
+    const { client, asked } = await connect((request) => {
+      const props = Object.keys(
+        (request.params as { requestedSchema: { properties: object } }).requestedSchema.properties,
+      );
+      // Approve the first and third, reject the second.
+      return {
+        action: 'accept',
+        content: Object.fromEntries(props.map((p, i) => [p, i !== 1])),
+      };
+    });
     const r = await runCode(
       client,
-      `return await Promise.all([tools.danger({ who: 'a' }), tools.danger({ who: 'b' })]);`,
+      `return await Promise.all(['a', 'b', 'c'].map((who) => tools.danger({ who }).catch((e: ToolCallError) => e.code)));`,
     );
-    expect(text(r)).toContain('done a');
-    expect(text(r)).toContain('done b');
-    expect(asked).toHaveLength(2);
-    expect(ran.sort()).toEqual(['a', 'b']);
-    expect(decided()).toEqual(['allowed-once', 'allowed-once']);
+    expect(asked).toHaveLength(1);
+    const params = asked[0]?.params as { message: string; requestedSchema: unknown };
+    expect(params.requestedSchema).toMatchObject({
+      type: 'object',
+      properties: {
+        approve_1: { type: 'boolean', title: 'Approve call 1: danger' },
+        approve_2: { type: 'boolean' },
+        approve_3: { type: 'boolean' },
+      },
+      required: ['approve_1', 'approve_2', 'approve_3'],
+    });
+    const lines = params.message.split('\n');
+    expect(lines[0]).toMatch(/^Approve 3 tool calls from a run_code program\?/);
+    expect(lines.filter((l) => /^\d\. Approve a call of the tool "danger"/.test(l))).toHaveLength(
+      3,
+    );
+    expect(params.message).toContain('{"who":"b"}');
+    expect(JSON.parse(text(r).match(/\[.*\]/s)?.[0] ?? 'null')).toEqual([
+      'done a',
+      'DENIED',
+      'done c',
+    ]);
+    expect(ran.sort()).toEqual(['a', 'c']);
+    expect(decided().sort()).toEqual(['allowed-once', 'allowed-once', 'rejected']);
+    await client.close();
+  });
+
+  it('three gated writes of a tool that is not concurrency-safe: one form with three asks, each run once, in program order', async () => {
+    const { client, asked } = await connect((request) => ({
+      action: 'accept',
+      content: Object.fromEntries(
+        Object.keys(
+          (request.params as { requestedSchema: { properties: object } }).requestedSchema
+            .properties,
+        ).map((p) => [p, true]),
+      ),
+    }));
+    const r = await runCode(
+      client,
+      `return await Promise.all(['w1', 'w2', 'w3'].map((key) => tools.write({ key })));`,
+    );
+    expect(asked).toHaveLength(1);
+    expect(
+      Object.keys(
+        (asked[0]?.params as { requestedSchema: { properties: object } }).requestedSchema
+          .properties,
+      ),
+    ).toEqual(['approve_1', 'approve_2', 'approve_3']);
+    expect(text(r)).toContain('wrote w3');
+    expect(ran).toEqual(['w1', 'w2', 'w3']);
+    await client.close();
+  });
+
+  it('decline of a batch form rejects every call in it', async () => {
+    const { client, asked } = await connect(() => ({ action: 'decline' }));
+    const r = await runCode(
+      client,
+      `return await Promise.all(['a', 'b'].map((who) => tools.danger({ who }).catch((e: ToolCallError) => e.code)));`,
+    );
+    expect(asked).toHaveLength(1);
+    expect(text(r)).toContain('"DENIED"');
+    expect(ran).toEqual([]);
     await client.close();
   });
 
