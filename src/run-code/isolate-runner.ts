@@ -18,11 +18,13 @@ import { IsocodeError, isIsocodeError } from '../errors.js';
 import {
   DEFAULT_LIMITS,
   resolveLimits,
+  type DispatchResult,
   type RunOutcome,
   type SandboxLimits,
   type SandboxPoolOptions,
 } from '../sandbox/index.js';
 import type { WorkerPoolOptions } from '../sandbox/worker/supervisor.js';
+import { HostMeter } from './host-meter.js';
 import { Admission, type AdmissionOptions, type AdmissionStats } from './admission.js';
 import {
   inProcessHost,
@@ -83,6 +85,8 @@ export interface RunTimings {
   isolateMs: number;
   runMs: number;
   cpuMs: number;
+  /** Host time the run's tool calls caused (host-meter.ts). */
+  hostMs: number;
   totalMs: number;
 }
 
@@ -215,18 +219,22 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
       const typecheckMs = checker ? await typeCheck(code, sdk, ctx, logs, calls, notes) : 0;
       const t2 = performance.now();
       const dispatch = recordingDispatch(ctx, calls);
+      // The host time its calls cause is the run's: past `hostMs` the run is ended (host-meter.ts).
+      const overHost = new AbortController();
+      const meter = new HostMeter(limits.hostMs, () => overHost.abort());
       const outcome: RunOutcome = await slot.run({
         bindings: sdk.bindings,
         limits,
-        signal: ctx.signal,
+        signal: AbortSignal.any([ctx.signal, overHost.signal]),
         durable: ctx.durable,
         clock: ctx.clock,
-        dispatch: async (tool, args, signal, trace) => {
-          const r = await dispatch(tool, args, signal, trace);
-          return r.ok
-            ? { ok: true, value: r.value }
-            : { ok: false, code: r.error.code, message: r.error.message };
-        },
+        dispatch: (tool, args, signal, trace) =>
+          meter.run(async (): Promise<DispatchResult> => {
+            const r = await dispatch(tool, args, signal, trace);
+            return r.ok
+              ? { ok: true, value: r.value }
+              : { ok: false, code: r.error.code, message: r.error.message };
+          }),
         onLog: (entry) => ctx.emit({ type: 'log', level: entry.level, text: entry.text }),
       });
       logs.push(...outcome.logs);
@@ -237,8 +245,16 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
         isolateMs: outcome.stats.isolateMs,
         runMs: performance.now() - t2 - outcome.stats.isolateMs,
         cpuMs: outcome.stats.cpuMs,
+        hostMs: meter.ms,
         totalMs: performance.now() - t0,
       };
+      if (meter.exceeded && !ctx.signal.aborted)
+        throw failure(
+          'host-limit',
+          `the program's tool calls kept the host busy for more than ${limits.hostMs} ms (host time limit, hostMs); make fewer or cheaper calls`,
+          { logs, calls },
+          notes,
+        );
       if (!outcome.ok) {
         const where =
           outcome.line !== undefined

@@ -37,8 +37,11 @@ export interface RunCodeValue {
   notes?: string[];
 }
 
-/** Why a run failed: before running (`typecheck`, `syntax`), or how the sandbox ended it. */
-export type RunFailureKind = 'typecheck' | 'syntax' | FailureKind;
+/**
+ * Why a run failed: before running (`typecheck`, `syntax`), how the sandbox ended it, or because its
+ * tool calls kept the host busy past its `hostMs` limit (`host-limit`).
+ */
+export type RunFailureKind = 'typecheck' | 'syntax' | 'host-limit' | FailureKind;
 
 /** A type or syntax diagnostic in the program's own coordinates. */
 export interface ProgramDiagnostic {

@@ -73,6 +73,14 @@ export interface SandboxLimits {
    * @default 8388608 (8 Mi)
    */
   maxQueuedBytes: number;
+  /**
+   * Host time a run may cause through its binding calls, in milliseconds: the time the host's
+   * thread is busy on them (validation, hooks, guards, the tool bodies, result encoding), measured
+   * per async continuation; waiting is not counted. Past it the run ends → kind `host-limit`
+   * (src/run-code/host-meter.ts).
+   * @default 10000
+   */
+  hostMs: number;
 }
 
 /** The defaults of {@link SandboxLimits}. */
@@ -88,6 +96,7 @@ export const DEFAULT_LIMITS: Readonly<SandboxLimits> = Object.freeze({
   maxCallsInFlight: 10,
   maxQueuedCalls: 256,
   maxQueuedBytes: 8 * 1024 * 1024,
+  hostMs: 10_000,
 });
 
 /** A binding: `tools.a.b` in the program ↔ tool `"a.b"` (the mapping comes from the SDK generator). */

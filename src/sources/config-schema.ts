@@ -35,6 +35,7 @@ export const limitsSchema = z.strictObject({
   maxCallsInFlight: int(1).optional(),
   maxQueuedCalls: int(0).optional(),
   maxQueuedBytes: int(0).optional(),
+  hostMs: int(1).optional(),
 });
 
 export const workersSchema = z.strictObject({

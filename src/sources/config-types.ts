@@ -94,6 +94,8 @@ export interface LimitsConfig {
   maxQueuedCalls?: number | undefined;
   /** Most characters of JSON arguments of a run's waiting calls together. */
   maxQueuedBytes?: number | undefined;
+  /** Host time a run may cause through its tool calls, in milliseconds (kind `host-limit`). */
+  hostMs?: number | undefined;
 }
 
 /** Sandbox worker processes: the runtime's own options (unset keys take its defaults). */
