@@ -73,7 +73,7 @@ export interface Instrumentable {
 }
 
 /** Failure kinds of a run that mean a limit was hit. */
-const LIMIT_KINDS = new Set(['timeout', 'memory', 'output-limit']);
+const LIMIT_KINDS = new Set(['timeout', 'memory', 'output-limit', 'host-limit']);
 
 interface Open {
   span: Span;
