@@ -1,5 +1,9 @@
-/** What the provider adapters share: reading a provider's call and flattening result content. */
+/**
+ * What the provider adapters share: reading a provider's call (hostile until checked) and
+ * flattening what a model reads of a result ({@link modelContent}, the executor's content as it is).
+ */
 import { IsocodeError } from '../errors.js';
+import { modelContent } from '../executor/outcome.js';
 import type { ToolResult } from '../executor/types.js';
 import type { ContentBlock } from '../tools/types.js';
 
@@ -17,6 +21,38 @@ export function text(value: unknown, what: string): string {
   return value;
 }
 
+/**
+ * The arguments object of an OpenAI function call (Chat Completions or Responses): a JSON string
+ * of an object; absent or empty means `{}`.
+ */
+export function jsonArgs(raw: unknown, name: string): Record<string, unknown> {
+  const source = raw ?? '{}';
+  if (typeof source !== 'string')
+    throw new IsocodeError('INVALID_ARGS', `the arguments of "${name}" must be a JSON string`);
+  let args: unknown;
+  try {
+    args = JSON.parse(source === '' ? '{}' : source);
+  } catch (error) {
+    throw new IsocodeError('INVALID_ARGS', `the arguments of "${name}" are not valid JSON`, {
+      cause: error,
+    });
+  }
+  return record(args, `the arguments of "${name}"`);
+}
+
+/**
+ * The error for a call of an OpenAI custom tool (free-form text input): isocode renders function
+ * tools only, so such a call is for a tool the caller declared itself.
+ */
+export function customToolCallError(what: string, name: unknown): IsocodeError {
+  const label = typeof name === 'string' ? `"${name}"` : '(unnamed)';
+  return new IsocodeError(
+    'INVALID_ARGS',
+    `${what} ${label} is a custom tool call (free-form input); isocode tools are function tools with JSON arguments, so answer this call in your own loop`,
+    { details: { type: 'custom', ...(typeof name === 'string' ? { name } : {}) } },
+  );
+}
+
 /** One content block as plain text (for providers whose tool results carry text only). */
 export function blockText(block: ContentBlock): string {
   switch (block.type) {
@@ -29,7 +65,7 @@ export function blockText(block: ContentBlock): string {
   }
 }
 
-/** A result's content as one string, blocks separated by blank lines. */
+/** What a model reads of a result as one string, blocks separated by blank lines. */
 export function resultText(result: ToolResult): string {
-  return result.content.map(blockText).join('\n\n');
+  return modelContent(result).map(blockText).join('\n\n');
 }

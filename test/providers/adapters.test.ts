@@ -103,7 +103,9 @@ describe('Anthropic adapters', () => {
       await rt.execute(fromAnthropicToolUse({ ...anthropicUse, name: 'nope' })),
     );
     expect(failed.is_error).toBe(true);
-    expect(failed.content[0]).toEqual({ type: 'text', text: 'Error UNKNOWN_TOOL' });
+    expect(failed.content).toEqual([
+      { type: 'text', text: 'Error UNKNOWN_TOOL: unknown tool "nope" in scope "default"' },
+    ]);
     await rt.close();
   });
 
