@@ -51,11 +51,14 @@ export type {
 export { PROVIDER_NAME_PATTERN, wireNameTable } from './tools/wire-names.js';
 export type { WireNameTable } from './tools/wire-names.js';
 export {
+  answerOpenAiToolCall,
   fromOpenAiToolCall,
   toOpenAiToolMessage,
+  answerOpenAiFunctionCall,
   fromOpenAiFunctionCall,
   toOpenAiFunctionCallOutput,
   ANTHROPIC_IMAGE_TYPES,
+  answerAnthropicToolUse,
   fromAnthropicToolUse,
   toAnthropicToolResult,
 } from './providers/index.js';

@@ -6,9 +6,10 @@
  */
 import { IsocodeError } from '../errors.js';
 import { modelContent } from '../executor/outcome.js';
-import type { ToolCall, ToolResult } from '../executor/types.js';
+import type { ExecuteOptions, ToolCall, ToolResult } from '../executor/types.js';
+import type { Runtime } from '../runtime-types.js';
 import type { ContentBlock } from '../tools/types.js';
-import { blockText, record, text } from './content.js';
+import { answerCall, blockText, record, text } from './content.js';
 
 /** A `tool_use` block of an Anthropic assistant message (`input` is checked to be an object). */
 export interface AnthropicToolUse {
@@ -71,10 +72,37 @@ function anthropicBlock(block: ContentBlock): AnthropicResultBlock {
  * failure's already start with `Error CODE`), `is_error` set for every failure.
  */
 export function toAnthropicToolResult(toolUseId: string, result: ToolResult): AnthropicToolResult {
+  return resultBlock(toolUseId, result.ok, modelContent(result));
+}
+
+function resultBlock(toolUseId: string, ok: boolean, blocks: ContentBlock[]): AnthropicToolResult {
   return {
     type: 'tool_result',
     tool_use_id: toolUseId,
-    content: modelContent(result).map(anthropicBlock),
-    is_error: !result.ok,
+    content: blocks.map(anthropicBlock),
+    is_error: !ok,
   };
+}
+
+/**
+ * One `tool_use` block answered: read, run through `runtime.execute`, rendered as its
+ * `tool_result`. A block the adapter refuses (an input that is not an object) is answered with
+ * its `Error INVALID_ARGS: …` text and `is_error`, so the loop goes on.
+ * @throws IsocodeError INVALID_ARGS only when the block has no id to answer.
+ */
+export async function answerAnthropicToolUse(
+  runtime: Pick<Runtime, 'execute'>,
+  block: unknown,
+  options?: ExecuteOptions,
+): Promise<AnthropicToolResult> {
+  const id = text(
+    record(block, 'an Anthropic tool_use block').id,
+    "an Anthropic tool_use block's id",
+  );
+  return answerCall(
+    runtime,
+    () => fromAnthropicToolUse(block),
+    options,
+    (ok, blocks) => resultBlock(id, ok, blocks),
+  );
 }

@@ -2,9 +2,10 @@
  * What the provider adapters share: reading a provider's call (hostile until checked) and
  * flattening what a model reads of a result ({@link modelContent}, the executor's content as it is).
  */
-import { IsocodeError } from '../errors.js';
-import { modelContent } from '../executor/outcome.js';
-import type { ToolResult } from '../executor/types.js';
+import { IsocodeError, isIsocodeError } from '../errors.js';
+import { errorContent, modelContent } from '../executor/outcome.js';
+import type { ExecuteOptions, ToolCall, ToolResult } from '../executor/types.js';
+import type { Runtime } from '../runtime-types.js';
 import type { ContentBlock } from '../tools/types.js';
 
 /** Throws INVALID_ARGS unless `value` is an object; returns it typed as a record. */
@@ -65,7 +66,34 @@ export function blockText(block: ContentBlock): string {
   }
 }
 
-/** What a model reads of a result as one string, blocks separated by blank lines. */
+/** Blocks as one string, separated by blank lines. */
+export function joinedText(blocks: readonly ContentBlock[]): string {
+  return blocks.map(blockText).join('\n\n');
+}
+
+/** What a model reads of a result as one string. */
 export function resultText(result: ToolResult): string {
-  return modelContent(result).map(blockText).join('\n\n');
+  return joinedText(modelContent(result));
+}
+
+/**
+ * Reads a provider's call and runs it through `runtime.execute`; a call the adapter refuses
+ * (malformed, a custom tool call) is answered with its error's content instead, so an agent
+ * loop always has an answer to send. `answer` renders what the model reads.
+ */
+export async function answerCall<T>(
+  runtime: Pick<Runtime, 'execute'>,
+  read: () => ToolCall,
+  options: ExecuteOptions | undefined,
+  answer: (ok: boolean, blocks: ContentBlock[]) => T,
+): Promise<T> {
+  let call: ToolCall;
+  try {
+    call = read();
+  } catch (error) {
+    if (!isIsocodeError(error)) throw error;
+    return answer(false, errorContent({ code: error.code, message: error.message }));
+  }
+  const result = await runtime.execute(call, options);
+  return answer(result.ok, modelContent(result));
 }

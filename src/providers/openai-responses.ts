@@ -5,9 +5,18 @@
  */
 import { IsocodeError } from '../errors.js';
 import { modelContent } from '../executor/outcome.js';
-import type { ToolCall, ToolResult } from '../executor/types.js';
+import type { ExecuteOptions, ToolCall, ToolResult } from '../executor/types.js';
+import type { Runtime } from '../runtime-types.js';
 import type { ContentBlock } from '../tools/types.js';
-import { blockText, customToolCallError, jsonArgs, record, resultText, text } from './content.js';
+import {
+  answerCall,
+  blockText,
+  customToolCallError,
+  jsonArgs,
+  joinedText,
+  record,
+  text,
+} from './content.js';
 
 /** A `function_call` item of a response's `output` (`arguments` is a JSON string). */
 export interface OpenAiFunctionCall {
@@ -63,9 +72,32 @@ export function toOpenAiFunctionCallOutput(
   callId: string,
   result: ToolResult,
 ): OpenAiFunctionCallOutput {
-  const content = modelContent(result);
-  const output = content.some((b) => b.type === 'image')
-    ? content.map(outputPart)
-    : resultText(result);
+  return outputItem(callId, modelContent(result));
+}
+
+function outputItem(callId: string, blocks: ContentBlock[]): OpenAiFunctionCallOutput {
+  const output = blocks.some((b) => b.type === 'image')
+    ? blocks.map(outputPart)
+    : joinedText(blocks);
   return { type: 'function_call_output', call_id: callId, output };
+}
+
+/**
+ * One `function_call` item answered: read, run through `runtime.execute`, rendered as its
+ * `function_call_output`. An item the adapter refuses (a `custom_tool_call`, malformed arguments)
+ * is answered with its `Error INVALID_ARGS: …` text, so the loop goes on.
+ * @throws IsocodeError INVALID_ARGS only when the item has no `call_id` to answer.
+ */
+export async function answerOpenAiFunctionCall(
+  runtime: Pick<Runtime, 'execute'>,
+  item: unknown,
+  options?: ExecuteOptions,
+): Promise<OpenAiFunctionCallOutput> {
+  const id = text(record(item, 'an OpenAI function_call item').call_id, "an OpenAI item's call_id");
+  return answerCall(
+    runtime,
+    () => fromOpenAiFunctionCall(item),
+    options,
+    (_ok, blocks) => outputItem(id, blocks),
+  );
 }

@@ -4,8 +4,17 @@
  * The types match the `openai` package's (`ChatCompletionMessageToolCall`,
  * `ChatCompletionToolMessageParam`) both ways; test/providers/sdk-types.test.ts pins that.
  */
-import type { ToolCall, ToolResult } from '../executor/types.js';
-import { customToolCallError, jsonArgs, record, resultText, text } from './content.js';
+import type { ExecuteOptions, ToolCall, ToolResult } from '../executor/types.js';
+import type { Runtime } from '../runtime-types.js';
+import {
+  answerCall,
+  customToolCallError,
+  jsonArgs,
+  joinedText,
+  record,
+  resultText,
+  text,
+} from './content.js';
 
 /** A function `tool_calls` entry (`arguments` is a JSON string). */
 export interface OpenAiFunctionToolCall {
@@ -58,4 +67,28 @@ export function fromOpenAiToolCall(toolCall: unknown): ToolCall {
  */
 export function toOpenAiToolMessage(toolCallId: string, result: ToolResult): OpenAiToolMessage {
   return { role: 'tool', tool_call_id: toolCallId, content: resultText(result) };
+}
+
+/**
+ * One `tool_calls` entry answered: read, run through `runtime.execute`, rendered as the `tool`
+ * message. An entry the adapter refuses (a custom tool call, malformed arguments) is answered
+ * with its `Error INVALID_ARGS: …` text, so the loop goes on.
+ * @throws IsocodeError INVALID_ARGS only when the entry has no id to answer.
+ */
+export async function answerOpenAiToolCall(
+  runtime: Pick<Runtime, 'execute'>,
+  toolCall: unknown,
+  options?: ExecuteOptions,
+): Promise<OpenAiToolMessage> {
+  const id = text(record(toolCall, 'an OpenAI tool call').id, "an OpenAI tool call's id");
+  return answerCall(
+    runtime,
+    () => fromOpenAiToolCall(toolCall),
+    options,
+    (_ok, blocks) => ({
+      role: 'tool',
+      tool_call_id: id,
+      content: joinedText(blocks),
+    }),
+  );
 }
