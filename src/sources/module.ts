@@ -29,19 +29,30 @@ async function importModule(file: string): Promise<unknown> {
   return tsImport(url, import.meta.url);
 }
 
-/** The array of tools a module exports, and what it is called in messages. */
+/**
+ * The array of tools a module exports, and what it is called in messages. Where the array may
+ * sit, by how the module was written and compiled:
+ * - `export default [...]` / `module.exports = [...]`: the namespace's `default`;
+ * - `export const tools` / `exports.tools`: the namespace's `tools` (Node's CommonJS lexer names it);
+ * - `export default { tools }` / `module.exports = { tools }`: `default.tools`;
+ * - ESM syntax compiled to CommonJS (tsx, for a `.cts` or a `.ts` in a CommonJS project):
+ *   `module.exports.default`, so `default.default` and `default.default.tools`.
+ */
 function exportedTools(mod: unknown, file: string): { label: string; list: unknown[] } {
   const ns = isRec(mod) ? mod : {};
   const def = ns.default;
+  const inner = isRec(def) ? def.default : undefined;
   const candidates: [string, unknown][] = [
     ['default export', def],
     ['export "tools"', ns.tools],
     ['default export\'s "tools"', isRec(def) ? def.tools : undefined],
+    ['default export', inner],
+    ['default export\'s "tools"', isRec(inner) ? inner.tools : undefined],
   ];
   for (const [label, value] of candidates) if (Array.isArray(value)) return { label, list: value };
   throw new IsocodeError(
     'INVALID_CONFIG',
-    `tools module ${file} exports no tools: expected a default export or a named "tools" export that is an array of tool definitions`,
+    `tools module ${file} exports no tools: expected an array of tool definitions as its default export, a named "tools" export, module.exports or module.exports.tools`,
     { details: { module: file } },
   );
 }
@@ -67,7 +78,8 @@ function checkTool(value: unknown, where: string): ToolDefinition {
 
 /**
  * Imports a tools module and checks its export minimally: an array (the default export, a
- * named `tools` export, or a CommonJS `module.exports.tools`) of objects with `name`,
+ * named `tools` export, a default export's `tools`, `module.exports` or `module.exports.tools`,
+ * also as tsx compiles ESM syntax to CommonJS) of objects with `name`,
  * `description`, `input` and `execute`. `.mjs`/`.js`/`.cjs` are imported natively; `.ts`/`.mts`/`.cts`
  * through tsx.
  * @throws IsocodeError INVALID_CONFIG when the file is missing, fails to import or exports no array;
