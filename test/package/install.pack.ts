@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { moduleCases } from '../support/tools-module-forms.js';
 import { must, ROOT, run } from './helpers.js';
 
 const SUBPATHS = ['isocode', 'isocode/testing', 'isocode/sources', 'isocode/server', 'isocode/mcp'];
@@ -109,30 +110,47 @@ const { createRuntime, defineTool, fromOpenAiToolCall } = require('isocode');
     expect(bench.stderr).toContain('source checkout');
   });
 
-  // Tools modules of every extension, in a "commonjs" and a "module" folder, importing from isocode.
-  const esmBody = (name: string): string => `import { defineTool } from 'isocode';
-export const tools = [defineTool({ name: '${name}', description: 'd', input: { type: 'object' }, execute: () => 1 })];
-`;
-  const cjsBody = (name: string): string => `const { defineTool } = require('isocode');
-module.exports = { tools: [defineTool({ name: '${name}', description: 'd', input: { type: 'object' }, execute: () => 1 })] };
-`;
-  const cases: [folder: 'commonjs' | 'module', ext: string, body: (n: string) => string][] = [
-    ['commonjs', '.ts', esmBody],
-    ['commonjs', '.mts', esmBody],
-    ['commonjs', '.cts', esmBody],
-    ['commonjs', '.js', cjsBody],
-    ['module', '.ts', esmBody],
-    ['module', '.mts', esmBody],
-    ['module', '.cts', esmBody],
-    ['module', '.js', esmBody],
-  ];
-  it.each(cases)('loads a %s %s tools module that imports isocode', (folder, ext, body) => {
-    const dir = folder === 'module' ? esm : app;
-    const name = `t${ext.slice(1)}.${folder}`;
-    const file = join(dir, `tools-${folder}${ext}`);
-    writeFileSync(file, body(name));
-    const sdk = must('npx', ['isocode', 'sdk', '--tools', file], dir);
-    expect(sdk.stdout).toContain(`t${ext.slice(1)}`);
-    expect(sdk.stdout).toContain(folder);
+  // Tools modules in every form (default export, named `tools`, `{ tools }`, module.exports, ...),
+  // every extension, in the "commonjs" app and its "module" folder, each importing isocode: all
+  // written once and loaded by one CommonJS and one ES module process.
+  it('loads every form of tools module, from CommonJS and from ESM', () => {
+    const cases = moduleCases();
+    const files: Record<string, string> = {};
+    for (const c of cases) {
+      const folder = join(c.project === 'module' ? esm : app, 'forms');
+      mkdirSync(folder, { recursive: true });
+      files[c.toolName] = join(folder, c.file);
+      writeFileSync(files[c.toolName]!, c.source({ isocode: true }));
+    }
+    const load = `async (loadModuleTools, files) => {
+  const out = {};
+  for (const [name, file] of Object.entries(files)) {
+    try {
+      const tools = await loadModuleTools(file);
+      out[name] = await Promise.all(tools.map(async (t) => [t.name, await t.execute({}, {})]));
+    } catch (error) {
+      out[name] = String(error && error.message);
+    }
+  }
+  console.log(JSON.stringify(out));
+}`;
+    writeFileSync(
+      join(app, 'load-forms.cjs'),
+      `const { loadModuleTools } = require('isocode/sources');\n(${load})(loadModuleTools, JSON.parse(process.argv[2]));\n`,
+    );
+    writeFileSync(
+      join(esm, 'load-forms.mjs'),
+      `import { loadModuleTools } from 'isocode/sources';\nawait (${load})(loadModuleTools, JSON.parse(process.argv[2]));\n`,
+    );
+    const expected = Object.fromEntries(cases.map((c) => [c.toolName, [[c.toolName, c.toolName]]]));
+    for (const driver of [join(app, 'load-forms.cjs'), join(esm, 'load-forms.mjs')]) {
+      const out = must('node', [driver, JSON.stringify(files)], app);
+      expect(JSON.parse(out.stdout), driver).toEqual(expected);
+    }
+    // And through the CLI: the default export of a .cts (compiled to module.exports.default).
+    for (const name of ['commonjs.cts.default', 'module.cts.default']) {
+      const sdk = must('npx', ['isocode', 'sdk', '--tools', files[name]!], app);
+      expect(sdk.stdout).toContain('cts');
+    }
   });
 });
