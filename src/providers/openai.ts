@@ -51,7 +51,9 @@ export function fromOpenAiToolCall(toolCall: unknown): ToolCall {
   if (entry.type === 'custom') {
     const custom = entry.custom;
     const name =
-      typeof custom === 'object' && custom !== null ? Reflect.get(custom, 'name') : undefined;
+      typeof custom === 'object' && custom !== null
+        ? (custom as Record<string, unknown>).name
+        : undefined;
     throw customToolCallError('the OpenAI tool call', name);
   }
   const fn = record(entry.function, 'an OpenAI tool call\'s "function"');

@@ -12,13 +12,31 @@ const TS_EXTENSIONS = new Set(['.ts', '.mts', '.cts']);
 type Rec = Record<string, unknown>;
 const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null;
 
+/** Set by the build (tsup.config.ts): true in the CommonJS build, false in the ESM one. */
+declare const __ISOCODE_CJS__: boolean | undefined;
+
+/**
+ * Node's own `import()`. The CommonJS build's bundler pass (tsup's sucrase, for code splitting)
+ * rewrites a literal `import()` into `require()`, which cannot load a `file:` URL or an ES module
+ * with top-level await, and picks tsx's CommonJS entry, whose `tsImport` cannot find its loader.
+ * There, code made by the Function constructor does the import: the bundler leaves it alone and
+ * Node resolves its specifiers from this file (tested from the packed tarball on every Node line,
+ * test/package/install.pack.ts). Elsewhere (the ESM build, the sources under a test runner's vm,
+ * where a Function's import() has no callback) the literal stays.
+ */
+const nativeImport: (specifier: string) => Promise<unknown> =
+  typeof __ISOCODE_CJS__ !== 'undefined' && __ISOCODE_CJS__
+    ? // eslint-disable-next-line @typescript-eslint/no-implied-eval -- a constant body, no input
+      (new Function('specifier', 'return import(specifier)') as (s: string) => Promise<unknown>)
+    : (specifier) => import(specifier);
+
 async function importModule(file: string): Promise<unknown> {
   const url = pathToFileURL(file).href;
   const ext = extname(file).toLowerCase();
-  if (JS_EXTENSIONS.has(ext)) return (await import(url)) as unknown;
+  if (JS_EXTENSIONS.has(ext)) return nativeImport(url);
   let tsImport: (specifier: string, parent: string) => Promise<unknown>;
   try {
-    ({ tsImport } = (await import('tsx/esm/api')) as { tsImport: typeof tsImport });
+    ({ tsImport } = (await nativeImport('tsx/esm/api')) as { tsImport: typeof tsImport });
   } catch (error) {
     throw new IsocodeError(
       'INVALID_CONFIG',

@@ -50,9 +50,7 @@ export interface McpTool {
  * or with another one is shown as an object schema; the tool's own validation still applies.
  */
 export function objectSchema(schema: JsonSchema): ObjectJsonSchema {
-  return schema.type === 'object'
-    ? (schema as ObjectJsonSchema)
-    : ({ ...schema, type: 'object' } as ObjectJsonSchema);
+  return schema.type === 'object' ? (schema as ObjectJsonSchema) : { ...schema, type: 'object' };
 }
 
 /** The provider wire name of each tool of a list (see wire-names.ts: dots become `__`). */

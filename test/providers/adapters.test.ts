@@ -313,7 +313,7 @@ describe('wire tools for the providers', () => {
       const schemas = rt.schemas();
       const byName = <T>(list: T[], name: (t: T) => string): Record<string, T> =>
         Object.fromEntries(list.map((t) => [name(t), t]));
-      const params = { type: 'object', ...anyOf.input };
+      const params = { ...anyOf.input, type: 'object' };
       expect(byName(toOpenAiTools(schemas), (t) => t.function.name)).toEqual({
         math__add: {
           type: 'function',
