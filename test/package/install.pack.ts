@@ -3,7 +3,15 @@
  * "type": "commonjs", with a "type": "module" folder inside), and use it the ways a user does.
  * Needs `npm run build` first (CI: .ci/node-matrix runs it per Node line).
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -151,6 +159,36 @@ const { createRuntime, defineTool, fromOpenAiToolCall } = require('isocode');
     for (const name of ['commonjs.cts.default', 'module.cts.default']) {
       const sdk = must('npx', ['isocode', 'sdk', '--tools', files[name]!], app);
       expect(sdk.stdout).toContain('cts');
+    }
+  });
+
+  // The provider type test (test/providers/sdk-types.test.ts) against the shipped declarations:
+  // dist/index.d.ts from the "module" folder, dist/index.d.cts from the "commonjs" app. The SDKs
+  // and @types/node are the repository's (a TypeScript user's project has its own).
+  it('the provider types match the official SDKs through the shipped .d.ts and .d.cts', () => {
+    for (const dep of ['openai', '@anthropic-ai/sdk', '@types/node']) {
+      const target = join(app, 'node_modules', dep);
+      mkdirSync(join(target, '..'), { recursive: true });
+      if (!existsSync(target)) symlinkSync(join(ROOT, 'node_modules', dep), target, 'dir');
+    }
+    const fixture = readFileSync(join(ROOT, 'test/fixtures/provider-types/sdk-types.ts'), 'utf8');
+    const source = fixture.replace("'../../../src/index.js'", "'isocode'");
+    expect(source).not.toBe(fixture);
+    const files = [join(esm, 'sdk-types.ts'), join(app, 'sdk-types.ts')];
+    for (const file of files) writeFileSync(file, source);
+    const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    const flags = [
+      '--strict',
+      '--noEmit',
+      '--module',
+      'nodenext',
+      '--moduleResolution',
+      'nodenext',
+    ];
+    for (const file of files) {
+      const out = run('node', [tsc, ...flags, '--target', 'es2022', '--skipLibCheck', file], app);
+      expect(out.stdout + out.stderr, file).toBe('');
+      expect(out.status).toBe(0);
     }
   });
 });
