@@ -26,6 +26,10 @@ export default defineConfig([
     splitting: true,
     external: ['isolated-vm', 'typescript-native', 'oxc-transform', 'tsx'],
     noExternal: ['p-queue'],
+    // Which build a module is in: src/sources/module.ts keeps a native import() in the CJS one.
+    esbuildOptions(options, { format }) {
+      options.define = { ...options.define, __ISOCODE_CJS__: String(format === 'cjs') };
+    },
   },
   // The web console (decision record 023): one browser bundle plus the page and its stylesheet,
   // served by `isocode serve --console` from dist/console/.

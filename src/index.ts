@@ -32,23 +32,50 @@ export type { AdmissionOptions, AdmissionStats } from './run-code/admission.js';
 export { RUN_CODE, TOOL_NAME_PATTERN, isValidToolName } from './tools/names.js';
 export { DEFAULT_SCOPE } from './tools/scopes.js';
 export type { ScopeConfig } from './tools/scopes.js';
-export { toOpenAiTools, toAnthropicTools, toMcpTools, toWireFormat } from './tools/wire.js';
-export type { WireFormat, OpenAiTool, AnthropicTool, McpTool } from './tools/wire.js';
+export {
+  WIRE_FORMATS,
+  toOpenAiTools,
+  toOpenAiResponsesTools,
+  toAnthropicTools,
+  toMcpTools,
+  toWireFormat,
+} from './tools/wire.js';
+export type {
+  WireFormat,
+  ObjectJsonSchema,
+  OpenAiTool,
+  OpenAiResponsesTool,
+  AnthropicTool,
+  McpTool,
+} from './tools/wire.js';
 export { PROVIDER_NAME_PATTERN, wireNameTable } from './tools/wire-names.js';
 export type { WireNameTable } from './tools/wire-names.js';
 export {
+  answerOpenAiToolCall,
   fromOpenAiToolCall,
   toOpenAiToolMessage,
+  answerOpenAiFunctionCall,
+  fromOpenAiFunctionCall,
+  toOpenAiFunctionCallOutput,
+  ANTHROPIC_IMAGE_TYPES,
+  answerAnthropicToolUse,
   fromAnthropicToolUse,
   toAnthropicToolResult,
 } from './providers/index.js';
 export type {
   OpenAiToolCall,
+  OpenAiFunctionToolCall,
+  OpenAiCustomToolCall,
   OpenAiToolMessage,
+  OpenAiFunctionCall,
+  OpenAiFunctionCallOutput,
+  OpenAiFunctionCallOutputPart,
   AnthropicToolUse,
   AnthropicToolResult,
   AnthropicResultBlock,
+  AnthropicImageMediaType,
 } from './providers/index.js';
+export { modelContent } from './executor/outcome.js';
 export type {
   ToolCall,
   ExecuteOptions,

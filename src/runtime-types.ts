@@ -19,7 +19,13 @@ import type {
 } from './discovery/index.js';
 import type { ScopeConfig } from './tools/scopes.js';
 import type { PresentationMode, ToolDefinition, ToolSchema } from './tools/types.js';
-import type { AnthropicTool, McpTool, OpenAiTool, WireFormat } from './tools/wire.js';
+import type {
+  AnthropicTool,
+  McpTool,
+  OpenAiResponsesTool,
+  OpenAiTool,
+  WireFormat,
+} from './tools/wire.js';
 
 /** Code-mode options. */
 export interface CodeModeOptions extends IsolateRunnerOptions {
@@ -87,7 +93,7 @@ export interface PromptSection {
 export interface Runtime {
   /**
    * Executes a call through the full pipeline. Never rejects. The name may be the tool's name or
-   * its provider wire name (as `wireTools('openai' | 'anthropic')` shows it in the call's scope).
+   * its provider wire name (as `wireTools('openai' | 'openai-responses' | 'anthropic')` shows it in the call's scope).
    */
   execute(call: ToolCall, options?: ExecuteOptions): Promise<ToolResult>;
   /** The full visible catalog of a scope (never collapsed by mode). */
@@ -100,13 +106,18 @@ export interface Runtime {
   wireSchemas(scope?: string, discovery?: DiscoveryOptions): ToolSchema[];
   /** What the scope's model is shown, in a wire format (see `wireSchemas`). */
   wireTools(format: 'openai', scope?: string, discovery?: DiscoveryOptions): OpenAiTool[];
+  wireTools(
+    format: 'openai-responses',
+    scope?: string,
+    discovery?: DiscoveryOptions,
+  ): OpenAiResponsesTool[];
   wireTools(format: 'anthropic', scope?: string, discovery?: DiscoveryOptions): AnthropicTool[];
   wireTools(format: 'mcp', scope?: string, discovery?: DiscoveryOptions): McpTool[];
   wireTools(
     format: WireFormat,
     scope?: string,
     discovery?: DiscoveryOptions,
-  ): OpenAiTool[] | AnthropicTool[] | McpTool[];
+  ): OpenAiTool[] | OpenAiResponsesTool[] | AnthropicTool[] | McpTool[];
   /** The scope's presentation mode. */
   mode(scope?: string): PresentationMode;
   /** Registers more tools. */

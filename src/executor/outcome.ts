@@ -5,7 +5,13 @@
 import { IsocodeError, isIsocodeError, type ErrorCode } from '../errors.js';
 import { findJsonProblem, type JsonValue } from '../json.js';
 import type { ContentBlock } from '../tools/types.js';
-import { STAGES, type DenyReason, type Stage, type ToolErrorInfo } from './types.js';
+import {
+  STAGES,
+  type DenyReason,
+  type Stage,
+  type ToolErrorInfo,
+  type ToolResult,
+} from './types.js';
 
 /** What a stage returns: go on with a value, or stop the call with an error. */
 export type StageOutcome<T> = { ok: true; value: T } | { ok: false; error: ToolErrorInfo };
@@ -92,10 +98,22 @@ export function bodyError(thrown: unknown): {
   return { code: 'TOOL_ERROR', message: capMessage(text) };
 }
 
-/** The model-facing text of an error. */
+/**
+ * The model-facing text of an error: `Error CODE (reason): message`. The one place that spelling
+ * lives; every face (provider adapters, MCP, HTTP) hands it on as it is.
+ */
 export function errorContent(error: ToolErrorInfo): ContentBlock[] {
   const reason = error.reason ? ` (${error.reason})` : '';
   return [{ type: 'text', text: `Error ${error.code}${reason}: ${error.message}` }];
+}
+
+/**
+ * What a model reads of a result: its content, as the executor (and any post-execute hook) left
+ * it. A failure's content already starts with {@link errorContent}'s `Error CODE…`; a failure
+ * whose content a hook emptied reads as its error. Adapters add nothing to it.
+ */
+export function modelContent(result: ToolResult): ContentBlock[] {
+  return result.ok || result.content.length > 0 ? result.content : errorContent(result.error);
 }
 
 /** Normalises a render's output to content blocks. */

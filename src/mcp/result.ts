@@ -1,6 +1,6 @@
 /** isocode ToolResults → MCP `tools/call` results. */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ContentBlock, ToolResult } from '../index.js';
+import { modelContent, type ContentBlock, type ToolResult } from '../index.js';
 
 type McpContent = CallToolResult['content'][number];
 
@@ -38,12 +38,12 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
  *   `structuredContent`: a client validates that against the tool's output schema even on errors).
  */
 export function toCallToolResult(result: ToolResult, hasOutputSchema: boolean): CallToolResult {
-  const content = result.content.map(toMcpContent);
+  const content = modelContent(result).map(toMcpContent);
   if (!result.ok) {
     const { code, message, reason, details } = result.error;
     return {
       isError: true,
-      content: content.length > 0 ? content : [{ type: 'text', text: `Error ${code}: ${message}` }],
+      content,
       _meta: {
         [ERROR_META_KEY]: {
           code,

@@ -3,12 +3,10 @@
  * and discovery (search and describe the SDK's tools, the compact-mode decision).
  */
 import type { Hono } from 'hono';
-import type { Runtime } from '../index.js';
+import { WIRE_FORMATS, type Runtime, type WireFormat } from '../index.js';
 import { errorResponse, type HttpEnv } from './respond.js';
 
-const FORMATS = ['openai', 'anthropic', 'mcp'] as const;
-type Format = (typeof FORMATS)[number];
-const isFormat = (v: string): v is Format => (FORMATS as readonly string[]).includes(v);
+const isFormat = (v: string): v is WireFormat => (WIRE_FORMATS as readonly string[]).includes(v);
 
 /** True when an `If-None-Match` value matches `etag` (weak comparison, `*` matches anything). */
 export function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
@@ -33,7 +31,7 @@ export function catalogRoutes(app: Hono<HttpEnv>, runtime: Runtime): void {
   app.get('/v1/tools', (c) => {
     const format = c.req.query('format') ?? 'mcp';
     if (!isFormat(format))
-      return errorResponse(c, 'BAD_REQUEST', `format must be one of ${FORMATS.join(', ')}`, {
+      return errorResponse(c, 'BAD_REQUEST', `format must be one of ${WIRE_FORMATS.join(', ')}`, {
         format,
       });
     return c.json({ format, tools: runtime.wireTools(format, c.get('scope')) });

@@ -12,13 +12,31 @@ const TS_EXTENSIONS = new Set(['.ts', '.mts', '.cts']);
 type Rec = Record<string, unknown>;
 const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null;
 
+/** Set by the build (tsup.config.ts): true in the CommonJS build, false in the ESM one. */
+declare const __ISOCODE_CJS__: boolean | undefined;
+
+/**
+ * Node's own `import()`. The CommonJS build's bundler pass (tsup's sucrase, for code splitting)
+ * rewrites a literal `import()` into `require()`, which cannot load a `file:` URL or an ES module
+ * with top-level await, and picks tsx's CommonJS entry, whose `tsImport` cannot find its loader.
+ * There, code made by the Function constructor does the import: the bundler leaves it alone and
+ * Node resolves its specifiers from this file (tested from the packed tarball on every Node line,
+ * test/package/install.pack.ts). Elsewhere (the ESM build, the sources under a test runner's vm,
+ * where a Function's import() has no callback) the literal stays.
+ */
+const nativeImport: (specifier: string) => Promise<unknown> =
+  typeof __ISOCODE_CJS__ !== 'undefined' && __ISOCODE_CJS__
+    ? // eslint-disable-next-line @typescript-eslint/no-implied-eval -- a constant body, no input
+      (new Function('specifier', 'return import(specifier)') as (s: string) => Promise<unknown>)
+    : (specifier) => import(specifier);
+
 async function importModule(file: string): Promise<unknown> {
   const url = pathToFileURL(file).href;
   const ext = extname(file).toLowerCase();
-  if (JS_EXTENSIONS.has(ext)) return (await import(url)) as unknown;
+  if (JS_EXTENSIONS.has(ext)) return nativeImport(url);
   let tsImport: (specifier: string, parent: string) => Promise<unknown>;
   try {
-    ({ tsImport } = (await import('tsx/esm/api')) as { tsImport: typeof tsImport });
+    ({ tsImport } = (await nativeImport('tsx/esm/api')) as { tsImport: typeof tsImport });
   } catch (error) {
     throw new IsocodeError(
       'INVALID_CONFIG',
@@ -29,19 +47,30 @@ async function importModule(file: string): Promise<unknown> {
   return tsImport(url, import.meta.url);
 }
 
-/** The array of tools a module exports, and what it is called in messages. */
+/**
+ * The array of tools a module exports, and what it is called in messages. Where the array may
+ * sit, by how the module was written and compiled:
+ * - `export default [...]` / `module.exports = [...]`: the namespace's `default`;
+ * - `export const tools` / `exports.tools`: the namespace's `tools` (Node's CommonJS lexer names it);
+ * - `export default { tools }` / `module.exports = { tools }`: `default.tools`;
+ * - ESM syntax compiled to CommonJS (tsx, for a `.cts` or a `.ts` in a CommonJS project):
+ *   `module.exports.default`, so `default.default` and `default.default.tools`.
+ */
 function exportedTools(mod: unknown, file: string): { label: string; list: unknown[] } {
   const ns = isRec(mod) ? mod : {};
   const def = ns.default;
+  const inner = isRec(def) ? def.default : undefined;
   const candidates: [string, unknown][] = [
     ['default export', def],
     ['export "tools"', ns.tools],
     ['default export\'s "tools"', isRec(def) ? def.tools : undefined],
+    ['default export', inner],
+    ['default export\'s "tools"', isRec(inner) ? inner.tools : undefined],
   ];
   for (const [label, value] of candidates) if (Array.isArray(value)) return { label, list: value };
   throw new IsocodeError(
     'INVALID_CONFIG',
-    `tools module ${file} exports no tools: expected a default export or a named "tools" export that is an array of tool definitions`,
+    `tools module ${file} exports no tools: expected an array of tool definitions as its default export, a named "tools" export, module.exports or module.exports.tools`,
     { details: { module: file } },
   );
 }
@@ -67,7 +96,8 @@ function checkTool(value: unknown, where: string): ToolDefinition {
 
 /**
  * Imports a tools module and checks its export minimally: an array (the default export, a
- * named `tools` export, or a CommonJS `module.exports.tools`) of objects with `name`,
+ * named `tools` export, a default export's `tools`, `module.exports` or `module.exports.tools`,
+ * also as tsx compiles ESM syntax to CommonJS) of objects with `name`,
  * `description`, `input` and `execute`. `.mjs`/`.js`/`.cjs` are imported natively; `.ts`/`.mts`/`.cts`
  * through tsx.
  * @throws IsocodeError INVALID_CONFIG when the file is missing, fails to import or exports no array;

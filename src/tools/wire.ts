@@ -2,19 +2,39 @@
 import type { JsonSchema, ToolSchema } from './types.js';
 import { wireNameTable } from './wire-names.js';
 
-/** The wire formats isocode renders. */
-export type WireFormat = 'openai' | 'anthropic' | 'mcp';
+/** The wire formats isocode renders (`openai`: Chat Completions; `openai-responses`: the Responses API). */
+export const WIRE_FORMATS = ['openai', 'openai-responses', 'anthropic', 'mcp'] as const;
+export type WireFormat = (typeof WIRE_FORMATS)[number];
 
-/** OpenAI function-calling tool shape. */
+/**
+ * A tool's input schema as the providers take it: an object schema (`type: "object"`), as both
+ * OpenAI and Anthropic require of function parameters.
+ */
+export interface ObjectJsonSchema {
+  type: 'object';
+  properties?: { [key: string]: unknown };
+  required?: string[];
+  [key: string]: unknown;
+}
+
+/** OpenAI Chat Completions function tool (`ChatCompletionFunctionTool`). */
 export interface OpenAiTool {
   type: 'function';
-  function: { name: string; description: string; parameters: JsonSchema };
+  function: { name: string; description: string; parameters: ObjectJsonSchema };
 }
-/** Anthropic Messages API tool shape. */
+/** OpenAI Responses API function tool (`FunctionTool`; `strict: false`: isocode schemas are not all strict-mode schemas). */
+export interface OpenAiResponsesTool {
+  type: 'function';
+  name: string;
+  description: string;
+  parameters: ObjectJsonSchema;
+  strict: boolean;
+}
+/** Anthropic Messages API tool shape (`Tool`). */
 export interface AnthropicTool {
   name: string;
   description: string;
-  input_schema: JsonSchema;
+  input_schema: ObjectJsonSchema;
 }
 /** MCP `tools/list` entry shape. */
 export interface McpTool {
@@ -22,6 +42,15 @@ export interface McpTool {
   description: string;
   inputSchema: JsonSchema;
   outputSchema?: JsonSchema;
+}
+
+/**
+ * The schema a provider is shown: the input schema with `type: "object"`. Tool arguments are
+ * always a JSON object on these wires, so a schema without a `type` (`{}`, an `anyOf` of objects)
+ * or with another one is shown as an object schema; the tool's own validation still applies.
+ */
+export function objectSchema(schema: JsonSchema): ObjectJsonSchema {
+  return schema.type === 'object' ? (schema as ObjectJsonSchema) : { ...schema, type: 'object' };
 }
 
 /** The provider wire name of each tool of a list (see wire-names.ts: dots become `__`). */
@@ -35,7 +64,23 @@ export function toOpenAiTools(tools: readonly ToolSchema[]): OpenAiTool[] {
   const names = providerNames(tools);
   return tools.map((t, i) => ({
     type: 'function',
-    function: { name: names[i] ?? t.name, description: t.description, parameters: t.inputSchema },
+    function: {
+      name: names[i] ?? t.name,
+      description: t.description,
+      parameters: objectSchema(t.inputSchema),
+    },
+  }));
+}
+
+/** Renders tool schemas in the OpenAI Responses API function-tool shape, with provider-legal names. */
+export function toOpenAiResponsesTools(tools: readonly ToolSchema[]): OpenAiResponsesTool[] {
+  const names = providerNames(tools);
+  return tools.map((t, i) => ({
+    type: 'function',
+    name: names[i] ?? t.name,
+    description: t.description,
+    parameters: objectSchema(t.inputSchema),
+    strict: false,
   }));
 }
 
@@ -45,7 +90,7 @@ export function toAnthropicTools(tools: readonly ToolSchema[]): AnthropicTool[] 
   return tools.map((t, i) => ({
     name: names[i] ?? t.name,
     description: t.description,
-    input_schema: t.inputSchema,
+    input_schema: objectSchema(t.inputSchema),
   }));
 }
 
@@ -70,10 +115,12 @@ export function toMcpTools(tools: readonly ToolSchema[]): McpTool[] {
 export function toWireFormat(
   tools: readonly ToolSchema[],
   format: WireFormat,
-): OpenAiTool[] | AnthropicTool[] | McpTool[] {
+): OpenAiTool[] | OpenAiResponsesTool[] | AnthropicTool[] | McpTool[] {
   switch (format) {
     case 'openai':
       return toOpenAiTools(tools);
+    case 'openai-responses':
+      return toOpenAiResponsesTools(tools);
     case 'anthropic':
       return toAnthropicTools(tools);
     case 'mcp':

@@ -3,10 +3,19 @@
  * "type": "commonjs", with a "type": "module" folder inside), and use it the ways a user does.
  * Needs `npm run build` first (CI: .ci/node-matrix runs it per Node line).
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { moduleCases } from '../support/tools-module-forms.js';
 import { must, ROOT, run } from './helpers.js';
 
 const SUBPATHS = ['isocode', 'isocode/testing', 'isocode/sources', 'isocode/server', 'isocode/mcp'];
@@ -109,30 +118,77 @@ const { createRuntime, defineTool, fromOpenAiToolCall } = require('isocode');
     expect(bench.stderr).toContain('source checkout');
   });
 
-  // Tools modules of every extension, in a "commonjs" and a "module" folder, importing from isocode.
-  const esmBody = (name: string): string => `import { defineTool } from 'isocode';
-export const tools = [defineTool({ name: '${name}', description: 'd', input: { type: 'object' }, execute: () => 1 })];
-`;
-  const cjsBody = (name: string): string => `const { defineTool } = require('isocode');
-module.exports = { tools: [defineTool({ name: '${name}', description: 'd', input: { type: 'object' }, execute: () => 1 })] };
-`;
-  const cases: [folder: 'commonjs' | 'module', ext: string, body: (n: string) => string][] = [
-    ['commonjs', '.ts', esmBody],
-    ['commonjs', '.mts', esmBody],
-    ['commonjs', '.cts', esmBody],
-    ['commonjs', '.js', cjsBody],
-    ['module', '.ts', esmBody],
-    ['module', '.mts', esmBody],
-    ['module', '.cts', esmBody],
-    ['module', '.js', esmBody],
-  ];
-  it.each(cases)('loads a %s %s tools module that imports isocode', (folder, ext, body) => {
-    const dir = folder === 'module' ? esm : app;
-    const name = `t${ext.slice(1)}.${folder}`;
-    const file = join(dir, `tools-${folder}${ext}`);
-    writeFileSync(file, body(name));
-    const sdk = must('npx', ['isocode', 'sdk', '--tools', file], dir);
-    expect(sdk.stdout).toContain(`t${ext.slice(1)}`);
-    expect(sdk.stdout).toContain(folder);
+  // Tools modules in every form (default export, named `tools`, `{ tools }`, module.exports, ...),
+  // every extension, in the "commonjs" app and its "module" folder, each importing isocode: all
+  // written once and loaded by one CommonJS and one ES module process.
+  it('loads every form of tools module, from CommonJS and from ESM', () => {
+    const cases = moduleCases();
+    const files: Record<string, string> = {};
+    for (const c of cases) {
+      const folder = join(c.project === 'module' ? esm : app, 'forms');
+      mkdirSync(folder, { recursive: true });
+      files[c.toolName] = join(folder, c.file);
+      writeFileSync(files[c.toolName]!, c.source({ isocode: true }));
+    }
+    const load = `async (loadModuleTools, files) => {
+  const out = {};
+  for (const [name, file] of Object.entries(files)) {
+    try {
+      const tools = await loadModuleTools(file);
+      out[name] = await Promise.all(tools.map(async (t) => [t.name, await t.execute({}, {})]));
+    } catch (error) {
+      out[name] = String(error && error.message);
+    }
+  }
+  console.log(JSON.stringify(out));
+}`;
+    writeFileSync(
+      join(app, 'load-forms.cjs'),
+      `const { loadModuleTools } = require('isocode/sources');\n(${load})(loadModuleTools, JSON.parse(process.argv[2]));\n`,
+    );
+    writeFileSync(
+      join(esm, 'load-forms.mjs'),
+      `import { loadModuleTools } from 'isocode/sources';\nawait (${load})(loadModuleTools, JSON.parse(process.argv[2]));\n`,
+    );
+    const expected = Object.fromEntries(cases.map((c) => [c.toolName, [[c.toolName, c.toolName]]]));
+    for (const driver of [join(app, 'load-forms.cjs'), join(esm, 'load-forms.mjs')]) {
+      const out = must('node', [driver, JSON.stringify(files)], app);
+      expect(JSON.parse(out.stdout), driver).toEqual(expected);
+    }
+    // And through the CLI: the default export of a .cts (compiled to module.exports.default).
+    for (const name of ['commonjs.cts.default', 'module.cts.default']) {
+      const sdk = must('npx', ['isocode', 'sdk', '--tools', files[name]!], app);
+      expect(sdk.stdout).toContain('cts');
+    }
+  });
+
+  // The provider type test (test/providers/sdk-types.test.ts) against the shipped declarations:
+  // dist/index.d.ts from the "module" folder, dist/index.d.cts from the "commonjs" app. The SDKs
+  // and @types/node are the repository's (a TypeScript user's project has its own).
+  it('the provider types match the official SDKs through the shipped .d.ts and .d.cts', () => {
+    for (const dep of ['openai', '@anthropic-ai/sdk', '@types/node']) {
+      const target = join(app, 'node_modules', dep);
+      mkdirSync(join(target, '..'), { recursive: true });
+      if (!existsSync(target)) symlinkSync(join(ROOT, 'node_modules', dep), target, 'dir');
+    }
+    const fixture = readFileSync(join(ROOT, 'test/fixtures/provider-types/sdk-types.ts'), 'utf8');
+    const source = fixture.replace("'../../../src/index.js'", "'isocode'");
+    expect(source).not.toBe(fixture);
+    const files = [join(esm, 'sdk-types.ts'), join(app, 'sdk-types.ts')];
+    for (const file of files) writeFileSync(file, source);
+    const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    const flags = [
+      '--strict',
+      '--noEmit',
+      '--module',
+      'nodenext',
+      '--moduleResolution',
+      'nodenext',
+    ];
+    for (const file of files) {
+      const out = run('node', [tsc, ...flags, '--target', 'es2022', '--skipLibCheck', file], app);
+      expect(out.stdout + out.stderr, file).toBe('');
+      expect(out.status).toBe(0);
+    }
   });
 });

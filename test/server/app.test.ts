@@ -275,7 +275,19 @@ describe('catalog routes', () => {
     };
     expect(anthropic.tools[0]?.name).toBe('beta__secret');
     expect(typeof anthropic.tools[0]?.input_schema).toBe('object');
-    expect((await get('/v1/tools?format=xml', KEY_B)).status).toBe(400);
+    const responses = (await (await get('/v1/tools?format=openai-responses', KEY_B)).json()) as {
+      format: string;
+      tools: { type: string; name: string; strict: boolean }[];
+    };
+    expect(responses.format).toBe('openai-responses');
+    expect(responses.tools.map((x) => [x.type, x.name, x.strict])).toEqual([
+      ['function', 'beta__secret', false],
+    ]);
+    const xml = await get('/v1/tools?format=xml', KEY_B);
+    expect(xml.status).toBe(400);
+    expect(((await xml.json()) as { error: { message: string } }).error.message).toBe(
+      'format must be one of openai, openai-responses, anthropic, mcp',
+    );
   });
 
   it('GET /v1/sdk is text/plain with an ETag of its hash, and 304 when it matches', async () => {
