@@ -1,6 +1,7 @@
 /** Reading a program from a file or stdin. */
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { isAbsolute, join, normalize, sep } from 'node:path';
+import { isAbsolute, join, normalize, resolve, sep } from 'node:path';
 import { UsageError } from './errors.js';
 import { packageInfo } from './pkg.js';
 
@@ -26,11 +27,9 @@ export async function readProgram(
 ): Promise<{ code: string; label: string }> {
   if (file === '-') return { code: await readStdin(stdin), label: '<stdin>' };
   try {
-    return { code: await readFile(file, 'utf8'), label: file };
+    return { code: await readFile(shippedPath(file), 'utf8'), label: file };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const shipped = code === 'ENOENT' ? await shippedExample(file) : undefined;
-    if (shipped !== undefined) return shipped;
     const why =
       code === 'ENOENT'
         ? 'file not found'
@@ -42,16 +41,16 @@ export async function readProgram(
 }
 
 /**
- * A relative `examples/<file>` that does not exist in the working directory is read from the
- * examples shipped in the isocode package, so `npx isocode run examples/hello.ts` works in a clone
- * and in an installed package alike.
+ * Where a file named on the command line is read from: `file` itself, except that a relative
+ * `examples/<file>` that does not exist in the working directory is taken from the examples shipped
+ * in the isocode package. So `npx isocode run examples/hello.ts`, `isocode sdk --tools
+ * examples/tools.mjs` and `--config examples/isocode.config.json` work in a clone and in an app that
+ * installed the package alike. The one owner of that rule: program files, `--tools` and `--config`.
  */
-async function shippedExample(file: string): Promise<{ code: string; label: string } | undefined> {
+export function shippedPath(file: string, cwd = process.cwd()): string {
   const path = normalize(file);
-  if (isAbsolute(path) || !path.startsWith(`examples${sep}`)) return undefined;
-  try {
-    return { code: await readFile(join(packageInfo().root, path), 'utf8'), label: file };
-  } catch {
-    return undefined;
-  }
+  if (isAbsolute(path) || !path.startsWith(`examples${sep}`)) return file;
+  if (existsSync(resolve(cwd, path))) return file;
+  const shipped = join(packageInfo().root, path);
+  return existsSync(shipped) ? shipped : file;
 }

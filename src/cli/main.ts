@@ -14,6 +14,7 @@ import type { RunFlags } from './commands/run.js';
 import type { SdkFlags } from './commands/sdk.js';
 import type { ServeFlags } from './commands/serve.js';
 import { describeFailure, EXIT_FAILURE, EXIT_USAGE } from './errors.js';
+import { shippedPath } from './input.js';
 import { processIo, type Io } from './output.js';
 import { packageInfo } from './pkg.js';
 
@@ -25,6 +26,9 @@ import { packageInfo } from './pkg.js';
 async function prestartSandbox(): Promise<void> {
   (await import('../sandbox/worker/spawn.js')).prestartWorker();
 }
+
+/** `--config` and `--tools` values: a shipped `examples/…` file when the working directory has none. */
+const fileArg = (value: string): string => shippedPath(value);
 
 const examples = (lines: string[]): string =>
   `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`;
@@ -62,8 +66,8 @@ function buildProgram(io: Io, signal: AbortSignal, exit: (code: number) => void)
     .command('run')
     .description('run a TypeScript program in code mode and print its logs and result')
     .argument('<program>', 'program file (.ts), or - to read it from stdin')
-    .option('-c, --config <file>', CONFIG_HELP)
-    .option('-t, --tools <file>', TOOLS_HELP)
+    .option('-c, --config <file>', CONFIG_HELP, fileArg)
+    .option('-t, --tools <file>', TOOLS_HELP, fileArg)
     .option('-s, --scope <id>', "scope to run in (default: the config's defaultScope)")
     .option('--json', 'print the full ToolResult as JSON (exit code unchanged)')
     .option('--no-typecheck', 'skip the type-check (run even with type errors)')
@@ -89,8 +93,8 @@ function buildProgram(io: Io, signal: AbortSignal, exit: (code: number) => void)
     .command('check')
     .description("type-check a program against the SDK of the scope's tools, without running it")
     .argument('<program>', 'program file (.ts), or - to read it from stdin')
-    .option('-c, --config <file>', CONFIG_HELP)
-    .option('-t, --tools <file>', TOOLS_HELP)
+    .option('-c, --config <file>', CONFIG_HELP, fileArg)
+    .option('-t, --tools <file>', TOOLS_HELP, fileArg)
     .option('-s, --scope <id>', 'scope whose SDK to check against')
     .option('--json', 'print the diagnostics as JSON')
     .addHelpText(
@@ -106,8 +110,8 @@ function buildProgram(io: Io, signal: AbortSignal, exit: (code: number) => void)
   program
     .command('sdk')
     .description('print the TypeScript SDK a program is written against (or the run_code prompt)')
-    .option('-c, --config <file>', CONFIG_HELP)
-    .option('-t, --tools <file>', TOOLS_HELP)
+    .option('-c, --config <file>', CONFIG_HELP, fileArg)
+    .option('-t, --tools <file>', TOOLS_HELP, fileArg)
     .option('-s, --scope <id>', 'scope whose visible tools to render')
     .option('-o, --out <file>', 'write to a file instead of stdout')
     .option('--stats', 'print the SDK size against the JSON wire (o200k tokens and characters)')
@@ -133,7 +137,7 @@ function buildProgram(io: Io, signal: AbortSignal, exit: (code: number) => void)
   program
     .command('serve')
     .description('start the HTTP service (POST /v1/run, /v1/execute, GET /v1/tools, /v1/sdk, ...)')
-    .option('-c, --config <file>', CONFIG_HELP)
+    .option('-c, --config <file>', CONFIG_HELP, fileArg)
     .option('-p, --port <port>', 'TCP port (default: server.port of the config, 8787)')
     .option('--host <host>', 'interface to bind (default: server.host of the config, 127.0.0.1)')
     .option(
@@ -158,8 +162,8 @@ function buildProgram(io: Io, signal: AbortSignal, exit: (code: number) => void)
     .description(
       'serve the tools as an MCP server (stdio by default; in code mode one tool: run_code)',
     )
-    .option('-c, --config <file>', CONFIG_HELP)
-    .option('-t, --tools <file>', TOOLS_HELP)
+    .option('-c, --config <file>', CONFIG_HELP, fileArg)
+    .option('-t, --tools <file>', TOOLS_HELP, fileArg)
     .option('-s, --scope <id>', 'scope the MCP client works in')
     .option(
       '--http <port>',

@@ -2,7 +2,7 @@
  * `isocode run` and `isocode check` as child processes: output, exit codes (0 / 1 / 2) and a clean
  * process exit after sandbox limit kills.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -17,6 +17,36 @@ function file(name: string, text: string): string {
   writeFileSync(path, text);
   return path;
 }
+
+describe('shipped examples from any working directory', () => {
+  // An app's directory has no examples/: the package's own are used (src/cli/input.ts shippedPath).
+  it('run, sdk --tools and --config resolve examples/… from the package, and a local file wins', async () => {
+    const app = mkdtempSync(join(tmpdir(), 'isocode-app-'));
+    try {
+      const run = await runCli(['run', 'examples/hello.ts'], { cwd: app });
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('Hello From Isocode!');
+      const sdk = await runCli(['sdk', '--tools', 'examples/tools.mjs'], { cwd: app });
+      expect(sdk.stderr).toBe('');
+      expect(sdk.code).toBe(0);
+      expect(sdk.stdout).toMatch(/weather/);
+      const configured = await runCli(
+        ['run', '--config', 'examples/isocode.config.json', '--scope', 'weather-only', '-'],
+        { cwd: app, input: 'return Object.keys(tools).sort();' },
+      );
+      expect(configured.stderr).toBe('');
+      expect(configured.stdout).toContain('"weather"');
+      expect(configured.stdout).not.toContain('"kv"');
+      // A file of the app's own with that name is the one read.
+      mkdirSync(join(app, 'examples'));
+      writeFileSync(join(app, 'examples', 'hello.ts'), 'return "the app\'s own";');
+      const own = await runCli(['run', 'examples/hello.ts'], { cwd: app });
+      expect(own.stdout).toContain("the app's own");
+    } finally {
+      rmSync(app, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('isocode run', () => {
   it('runs examples/hello.ts with the built-in demo tools and no config (exit 0)', async () => {
