@@ -1,6 +1,6 @@
 // The README's library example: one tool set, a code-mode scope, one run_code call.
 import { z } from 'zod';
-import { createRuntime, defineTool } from '../src/index.js';
+import { createRuntime, defineTool } from 'isocode';
 
 const getWeather = defineTool({
   name: 'weather.get',
