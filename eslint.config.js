@@ -21,7 +21,7 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: {
         projectService: {
-          allowDefaultProject: ['sdk-templates/*.d.ts', 'examples/*.mjs'],
+          allowDefaultProject: ['sdk-templates/*.d.ts', 'examples/*.mjs', 'examples/*.cjs'],
         },
         tsconfigRootDir: import.meta.dirname,
       },
@@ -38,5 +38,11 @@ export default tseslint.config(
     },
   },
   // Plain JavaScript (example tool modules) has no types to check.
-  { files: ['**/*.mjs', '**/*.js'], ...tseslint.configs.disableTypeChecked },
+  { files: ['**/*.mjs', '**/*.cjs', '**/*.js'], ...tseslint.configs.disableTypeChecked },
+  // A CommonJS example is CommonJS on purpose.
+  {
+    files: ['**/*.cjs'],
+    languageOptions: { globals: { require: 'readonly', console: 'readonly', process: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
 );

@@ -17,4 +17,11 @@ describe('the README library example', () => {
     expect(stdout).toContain('checked 3 cities');
     expect(stdout).toContain('Nairobi');
   }, 60_000);
+
+  it('runs as CommonJS (require, no top-level await)', async () => {
+    const { stdout } = await run(process.execPath, ['--no-node-snapshot', 'examples/library.cjs'], {
+      cwd: root,
+    });
+    expect(stdout).toContain('Nairobi');
+  }, 60_000);
 });
