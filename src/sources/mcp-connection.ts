@@ -7,8 +7,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { IsocodeError, isIsocodeError } from '../index.js';
+import { childEnvironment, stderrTailForMessage } from './child-process.js';
 import { classifyCallError, messageOf, unavailableError } from './mcp-result.js';
 import type { McpConnectionStatus, McpReconnectOptions, McpServerOptions } from './mcp-options.js';
 
@@ -120,20 +122,29 @@ export class McpConnection {
     this.#o = options;
   }
 
-  /** Opens the first session. @returns the upstream catalog. @throws UPSTREAM_UNAVAILABLE (with the stderr tail, for the operator). */
+  /**
+   * Opens the first session. @returns the upstream catalog.
+   * @throws UPSTREAM_UNAVAILABLE, with the tail of a captured stderr (for the operator: a
+   * first-connection failure is a startup error, never shown to a model).
+   */
   async start(): Promise<Tool[]> {
     try {
       const session = await this.#ensure(undefined);
       return session.tools;
     } catch (error) {
-      const tail = this.#stderrTail.trim().split(/\r?\n/).slice(-5).join(' | ').slice(-600);
-      if (isIsocodeError(error) && tail !== '') {
-        throw new IsocodeError(error.code, `${error.message} (stderr: ${tail})`, {
-          ...(error.details ? { details: error.details } : {}),
+      if (!isIsocodeError(error)) throw error;
+      const captured =
+        'command' in this.#o.server && (this.#o.server.stderr ?? 'capture') === 'capture';
+      if (!captured) throw error;
+      const tail = stderrTailForMessage(this.#stderrTail);
+      throw new IsocodeError(
+        error.code,
+        `${error.message} (${tail === '' ? 'it wrote nothing to stderr' : `stderr: ${tail}`})`,
+        {
+          details: { ...error.details, ...(tail === '' ? {} : { stderrTail: tail }) },
           cause: error,
-        });
-      }
-      throw error;
+        },
+      );
     }
   }
 
@@ -281,7 +292,7 @@ export class McpConnection {
     const transport = new StdioClientTransport({
       command: server.command,
       args: server.args ?? [],
-      ...(server.env ? { env: server.env } : {}),
+      env: childEnvironment(server.inheritEnv, server.env),
       ...(server.cwd !== undefined ? { cwd: server.cwd } : {}),
       stderr: mode === 'capture' ? 'pipe' : mode,
     });
@@ -314,8 +325,10 @@ export class McpConnection {
       )
         this.#lost(session, message);
     };
+    let stage = 'initialize';
     try {
       await client.connect(transport, { timeout: this.#o.connectTimeoutMs });
+      stage = 'tools/list';
       const tools = await listAllTools(client, this.#o.connectTimeoutMs);
       const info = client.getServerVersion();
       if (info) this.#serverInfo = { name: info.name, version: info.version };
@@ -330,6 +343,10 @@ export class McpConnection {
       const pid = isStdio ? (transport.pid ?? undefined) : undefined;
       await client.close().catch(() => undefined);
       if (pid !== undefined) await waitForExit(pid, 2000);
+      if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number))
+        throw new Error(`no answer to ${stage} within ${this.#o.connectTimeoutMs} ms`, {
+          cause: error,
+        });
       throw error;
     }
   }
