@@ -34,6 +34,13 @@ const runWait = (s: HttpServer, headers: Record<string, string> = {}) =>
     headers: { ...jsonHeaders(KEY_A), ...headers },
     body: JSON.stringify(waitProgram),
   });
+const rejection = async (p: Promise<unknown>): Promise<unknown> =>
+  p.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (e: unknown) => e,
+  );
 const until = async (check: () => boolean, what: string): Promise<void> => {
   for (let i = 0; i < 400 && !check(); i++) await new Promise((r) => setTimeout(r, 25));
   if (!check()) throw new Error(`timed out waiting for ${what}`);
@@ -89,6 +96,30 @@ describe('startHttpServer', () => {
     servers.push(anon);
     expect((await fetch(`${anon.url}/v1/tools`)).status).toBe(200);
   });
+  it('plain-JS options without apiKeys, defaultScope or runtime are INVALID_CONFIG naming each, not a TypeError', async () => {
+    // What a caller without TypeScript can pass: the types require these, the checks say so.
+    const plain = (o: Record<string, unknown>): Parameters<typeof startHttpServer>[0] =>
+      o as unknown as Parameters<typeof startHttpServer>[0];
+    const noKeys = await rejection(startHttpServer(plain({ runtime: t.runtime, port: 0 })));
+    expect(noKeys).toMatchObject({ code: 'INVALID_CONFIG' });
+    expect((noKeys as Error).message).toMatch(
+      /apiKeys: required, .*pass \[\] to serve without keys/,
+    );
+    expect((noKeys as Error).message).toMatch(/defaultScope: required/);
+    const bad = await rejection(
+      startHttpServer(plain({ runtime: {}, defaultScope: 'default', apiKeys: [null], port: 0 })),
+    );
+    expect((bad as { details?: unknown }).details).toEqual({
+      problems: [
+        'runtime: required, a runtime from createRuntime()',
+        'apiKeys[0]: expected { key: string, scope: string }',
+      ],
+    });
+    expect(await rejection(startHttpServer(plain(undefined as never)))).toMatchObject({
+      code: 'INVALID_CONFIG',
+    });
+  });
+
   it('an address in use is INVALID_CONFIG naming the errno', async () => {
     const s = await start();
     await expect(
