@@ -52,6 +52,13 @@ export interface HttpAppParts {
   metrics: ServiceMetrics;
 }
 
+/**
+ * The header of a 413: the rest of the refused body is not read, so the connection cannot carry
+ * another request; the answer says so (the server closes it after the response) instead of
+ * promising keep-alive and dropping it.
+ */
+const CLOSE = { Connection: 'close' } as const;
+
 /** Routes named in metrics (anything else is "other"). */
 const ROUTES = new Set([
   '/healthz',
@@ -202,9 +209,13 @@ export function buildHttpApp(options: HttpAppOptions): HttpAppParts {
     bodyLimit({
       maxSize: maxBodyBytes,
       onError: (c) =>
-        errorResponse(c, 'PAYLOAD_TOO_LARGE', `the request body exceeds ${maxBodyBytes} bytes`, {
-          maxBodyBytes,
-        }),
+        errorResponse(
+          c,
+          'PAYLOAD_TOO_LARGE',
+          `the request body exceeds ${maxBodyBytes} bytes`,
+          { maxBodyBytes },
+          CLOSE,
+        ),
     }),
   );
 
@@ -217,7 +228,13 @@ export function buildHttpApp(options: HttpAppOptions): HttpAppParts {
   app.onError((err, c) => {
     if (err instanceof HTTPException)
       return err.status === 413
-        ? errorResponse(c, 'PAYLOAD_TOO_LARGE', `the request body exceeds ${maxBodyBytes} bytes`)
+        ? errorResponse(
+            c,
+            'PAYLOAD_TOO_LARGE',
+            `the request body exceeds ${maxBodyBytes} bytes`,
+            undefined,
+            CLOSE,
+          )
         : errorResponse(c, 'BAD_REQUEST', err.message || 'bad request');
     // Work aborted by a shutdown reports the shutdown, not a client abort.
     if (

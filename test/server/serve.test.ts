@@ -157,6 +157,69 @@ describe('client disconnect', () => {
   });
 });
 
+describe('a 413 over a raw socket', () => {
+  /** Writes `wire` on one connection; resolves with everything read until the server closes it. */
+  const exchange = (port: number, wire: string[]): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1');
+      let data = '';
+      socket.setEncoding('utf8').on('data', (d: string) => (data += d));
+      socket.on('error', (e: NodeJS.ErrnoException) => {
+        // the server may close while the refused body is still being written: it said it would
+        if (e.code !== 'EPIPE' && e.code !== 'ECONNRESET') reject(e);
+      });
+      socket.on('close', () => resolve(data));
+      const timer = setTimeout(() => {
+        socket.destroy();
+        reject(new Error(`the server kept the connection open after: ${data.slice(0, 400)}`));
+      }, 20_000);
+      socket.on('close', () => clearTimeout(timer));
+      for (const part of wire) socket.write(part);
+    });
+  const health = 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n';
+  const post = (headers: string, body: string): string =>
+    `POST /v1/execute HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${KEY_A}\r\n` +
+    `Content-Type: application/json\r\n${headers}\r\n${body}`;
+
+  it('says Connection: close and closes after it, for a small and a large body, with a request queued behind', async () => {
+    const s = await startHttpServer({
+      runtime: t.runtime,
+      defaultScope: 'default',
+      apiKeys: API_KEYS,
+      port: 0,
+      maxBodyBytes: 1000,
+    });
+    servers.push(s);
+    for (const size of [5_000, 300_000]) {
+      const body = 'x'.repeat(size);
+      const got = await exchange(s.port, [post(`Content-Length: ${size}\r\n`, body), health]);
+      expect(got).toMatch(/^HTTP\/1\.1 413 /);
+      expect(got.toLowerCase()).toContain('\r\nconnection: close\r\n');
+      expect(got.toLowerCase()).not.toContain('keep-alive');
+      // the queued request got no answer on this connection, as the header promised
+      expect(got.match(/HTTP\/1\.1 /g)).toHaveLength(1);
+    }
+    // chunked, no Content-Length: refused once the body passes the limit
+    const chunk = 'y'.repeat(4000);
+    const chunked = await exchange(s.port, [
+      post(
+        'Transfer-Encoding: chunked\r\n',
+        `${chunk.length.toString(16)}\r\n${chunk}\r\n0\r\n\r\n`,
+      ),
+      health,
+    ]);
+    expect(chunked).toMatch(/^HTTP\/1\.1 413 /);
+    expect(chunked.toLowerCase()).toContain('\r\nconnection: close\r\n');
+    // a request that fits keeps its connection: the next one on it is answered
+    const fits = await exchange(s.port, [
+      post('Content-Length: 2\r\n', '{}'),
+      health.replace('\r\n\r\n', '\r\nConnection: close\r\n\r\n'),
+    ]);
+    expect(fits.match(/HTTP\/1\.1 /g)).toHaveLength(2);
+    expect(fits).toContain('{"status":"ok"}');
+  });
+});
+
 describe('SSE over a socket', () => {
   it('streams events as they happen: call-start arrives while the tool is still waiting', async () => {
     const s = await start();
