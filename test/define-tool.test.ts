@@ -64,7 +64,7 @@ describe('defineTool', () => {
       input: z.object({}),
       output: z.array(z.string()),
       // @ts-expect-error -- the promised value must be a string[]
-      execute: async () => [1, 2],
+      execute: () => Promise.resolve([1, 2]),
     });
     expect([zodToZod, jsonToZod, asyncBody].map((t) => t.name)).toEqual([
       'zod.zod',
