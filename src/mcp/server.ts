@@ -17,6 +17,7 @@ import { durableOf, runDurably } from './durable-call.js';
 import { elicitingApprover, supportsElicitation } from './elicit.js';
 import { helperOverride, isHelperName, type HelperMode } from './helpers.js';
 import { handleLogging } from './logging.js';
+import type { LogLine } from '../run-code/types.js';
 import { ERROR_META_KEY, toCallToolResult } from './result.js';
 
 /** Options of {@link createMcpServer}. */
@@ -180,14 +181,17 @@ export function buildMcpServer(options: McpServerOptions): TrackedMcpServer {
         });
       };
       // Progress for a client that gave a token; log notifications for one that set a level.
-      const unsubscribe = runtime.onProgress((id, event) => {
-        if (id !== callId) return;
-        if (token !== undefined) notify(progressMessage(event));
-        const log = event.type === 'log' ? logging.notification(event) : undefined;
+      const sendLog = (line: LogLine): void => {
+        const log = logging.notification(line);
         if (log === undefined || extra.signal.aborted) return;
         extra.sendNotification(log).catch(() => {
           // the client may be gone; logs are in the result anyway
         });
+      };
+      const unsubscribe = runtime.onProgress((id, event) => {
+        if (id !== callId) return;
+        if (token !== undefined) notify(progressMessage(event));
+        if (event.type === 'log') sendLog(event);
       });
       // A client that can be asked is asked directly; the others keep the runtime's approver.
       const approver =
@@ -205,6 +209,7 @@ export function buildMcpServer(options: McpServerOptions): TrackedMcpServer {
             signal: extra.signal,
             hasOutputSchema: list.withOutput.has(name),
             progress: token === undefined ? undefined : notify,
+            log: sendLog,
           });
           if (answer) return answer;
         }
