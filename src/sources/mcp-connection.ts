@@ -11,6 +11,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { IsocodeError, isIsocodeError } from '../index.js';
 import { childEnvironment, stderrTailForMessage } from './child-process.js';
+import { abortError, listAllTools, raceAbort, sleep, waitForExit } from './mcp-waits.js';
 import { classifyCallError, messageOf, unavailableError } from './mcp-result.js';
 import type { McpConnectionStatus, McpReconnectOptions, McpServerOptions } from './mcp-options.js';
 
@@ -27,70 +28,11 @@ const CLIENT_INFO = { name: 'isocode', version: '0.1.0' };
 /** setTimeout's ceiling: the SDK's own per-request timeout is disabled; callers' signals and the runtime's timeouts govern. */
 const NO_SDK_TIMEOUT = 2_147_483_647;
 const STDERR_TAIL_CHARS = 8192;
-const MAX_LIST_PAGES = 1000;
 const FATAL_HTTP_ERROR =
   /SSE stream disconnected|Failed to reconnect|Maximum reconnection attempts/;
 
 function transportKind(server: McpServerOptions): McpConnectionStatus['transport'] {
   return 'command' in server ? 'stdio' : 'url' in server ? 'http' : 'custom';
-}
-
-/** The error a call throws when its signal aborted: the signal's reason when it is an Error. */
-export function abortError(signal: AbortSignal): Error {
-  const reason: unknown = signal.reason;
-  return reason instanceof Error || isIsocodeError(reason)
-    ? reason
-    : new IsocodeError('ABORTED', 'the call was aborted');
-}
-
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(abortError(signal));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(abortError(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e instanceof Error ? e : new Error(String(e)));
-      },
-    );
-  });
-}
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-async function waitForExit(pid: number, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return; // ESRCH: gone
-    }
-    await sleep(20);
-  }
-}
-
-/** Lists every tool, following pagination cursors. */
-async function listAllTools(client: Client, timeout: number): Promise<Tool[]> {
-  const tools: Tool[] = [];
-  const seen = new Set<string>();
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_LIST_PAGES; page++) {
-    const result = await client.listTools(cursor === undefined ? undefined : { cursor }, {
-      timeout,
-    });
-    tools.push(...result.tools);
-    cursor = result.nextCursor;
-    if (cursor === undefined || seen.has(cursor)) break;
-    seen.add(cursor);
-  }
-  return tools;
 }
 
 /** Options of {@link McpConnection}. */
