@@ -11,7 +11,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { IsocodeError, isIsocodeError } from '../index.js';
 import { childEnvironment, stderrTailForMessage } from './child-process.js';
-import { abortError, listAllTools, raceAbort, sleep, waitForExit } from './mcp-waits.js';
+import { abortError, listAllTools, raceAbort, sleep, stopChild, waitForExit } from './mcp-waits.js';
 import { classifyCallError, messageOf, unavailableError } from './mcp-result.js';
 import type { McpConnectionStatus, McpReconnectOptions, McpServerOptions } from './mcp-options.js';
 
@@ -268,8 +268,13 @@ export class McpConnection {
         this.#lost(session, message);
     };
     let stage = 'initialize';
+    // The child is spawned synchronously by connect(); its pid is read before a failed connect's
+    // own close forgets it.
+    let spawned: number | undefined;
     try {
-      await client.connect(transport, { timeout: this.#o.connectTimeoutMs });
+      const connecting = client.connect(transport, { timeout: this.#o.connectTimeoutMs });
+      spawned = isStdio ? (transport.pid ?? undefined) : undefined;
+      await connecting;
       stage = 'tools/list';
       const tools = await listAllTools(client, this.#o.connectTimeoutMs);
       const info = client.getServerVersion();
@@ -282,9 +287,9 @@ export class McpConnection {
       };
       return session;
     } catch (error) {
-      const pid = isStdio ? (transport.pid ?? undefined) : undefined;
+      const pid = spawned ?? (isStdio ? (transport.pid ?? undefined) : undefined);
       await client.close().catch(() => undefined);
-      if (pid !== undefined) await waitForExit(pid, 2000);
+      if (pid !== undefined && !(await waitForExit(pid, 500))) await stopChild(pid);
       if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number))
         throw new Error(`no answer to ${stage} within ${this.#o.connectTimeoutMs} ms`, {
           cause: error,

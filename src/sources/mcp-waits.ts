@@ -34,16 +34,44 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefine
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-export async function waitForExit(pid: number, ms: number): Promise<void> {
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false; // ESRCH: gone
+  }
+};
+
+/** Waits up to `ms` for a process to be gone. @returns whether it is gone */
+export async function waitForExit(pid: number, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return; // ESRCH: gone
-    }
+    if (!alive(pid)) return true;
     await sleep(20);
   }
+  return !alive(pid);
+}
+
+/**
+ * Ends a child that failed its handshake, before the failure is reported: SIGTERM, then SIGKILL
+ * after `graceMs`. (The SDK's own close of a failed connect runs in the background on unref'd
+ * timers, so a process that exits on the startup error would leave a hung child behind.)
+ */
+export async function stopChild(pid: number, graceMs = 2000): Promise<void> {
+  if (!alive(pid)) return;
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    return;
+  }
+  if (await waitForExit(pid, graceMs)) return;
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    return;
+  }
+  await waitForExit(pid, 1000);
 }
 
 /** Lists every tool, following pagination cursors. */
