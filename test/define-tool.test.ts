@@ -24,7 +24,7 @@ describe('defineTool', () => {
   });
 
   it('rejects a body that contradicts the zod output or misuses the arguments (compile time)', () => {
-    // No overload fits, and TS reports that at varying places of the call: one line per case.
+    // One line per case, so each directive covers wherever TS reports it.
     const n = z.object({ n: z.number() });
     // prettier-ignore
     // @ts-expect-error -- `n` must be a number by the output schema
@@ -37,6 +37,40 @@ describe('defineTool', () => {
     const c = defineTool({ name: 'c', description: '', input: {}, output: z.object({ ok: z.boolean() }), execute: (args) => ({ ok: args }) });
     const tools = [a, b, c];
     expect(tools.map((t) => t.name)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('reports a body that contradicts the output on the body, not on the schema lines (compile time)', () => {
+    // Each `@ts-expect-error` sits on the line the error must be on: an error that moved to
+    // `input:` or `output:` would leave the directive unused and fail the typecheck.
+    const zodToZod = defineTool({
+      name: 'zod.zod',
+      description: '',
+      input: z.object({ a: z.number() }),
+      output: z.object({ sum: z.number() }),
+      // @ts-expect-error -- `sum` must be a number
+      execute: ({ a }) => ({ sum: String(a) }),
+    });
+    const jsonToZod = defineTool({
+      name: 'json.zod',
+      description: '',
+      input: { type: 'object' },
+      output: z.object({ ok: z.boolean() }),
+      // @ts-expect-error -- `ok` must be a boolean
+      execute: () => ({ ok: 'yes' }),
+    });
+    const asyncBody = defineTool({
+      name: 'zod.async',
+      description: '',
+      input: z.object({}),
+      output: z.array(z.string()),
+      // @ts-expect-error -- the promised value must be a string[]
+      execute: () => Promise.resolve([1, 2]),
+    });
+    expect([zodToZod, jsonToZod, asyncBody].map((t) => t.name)).toEqual([
+      'zod.zod',
+      'json.zod',
+      'zod.async',
+    ]);
   });
 
   it('a JSON Schema input gives unknown arguments unless annotated', async () => {

@@ -9,6 +9,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { DurableRuntime, RunEvent, RunHandle, RunManager, RunView } from '../durable/index.js';
 import { isIsocodeError, type Runtime, type ToolResult } from '../index.js';
+import type { LogLine } from '../run-code/types.js';
 import { ERROR_META_KEY, toCallToolResult } from './result.js';
 
 /** The `_meta` key that names the durable run of an MCP run_code call (`{ id }`). */
@@ -67,6 +68,23 @@ export interface DurableCallContext {
   hasOutputSchema: boolean;
   /** Sends a progress message (only when the client gave a progress token). */
   progress?: ((message: string) => void) | undefined;
+  /** Sends a program's console line (the MCP face filters by the client's log level). */
+  log?: ((line: LogLine) => void) | undefined;
+}
+
+/** A console line of the program, from a run event of this replica (`log` events carry it). */
+function logLineOf(event: RunEvent): LogLine | undefined {
+  if (event.type !== 'log') return undefined;
+  const d = event.data as { level?: unknown; text?: unknown } | null;
+  const level = d?.level;
+  if (typeof d?.text !== 'string') return undefined;
+  return level === 'log' ||
+    level === 'info' ||
+    level === 'warn' ||
+    level === 'error' ||
+    level === 'debug'
+    ? { level, text: d.text }
+    : undefined;
 }
 
 /**
@@ -97,13 +115,17 @@ export async function runDurably(
   ctx.signal.addEventListener('abort', cancel, { once: true });
   if (ctx.signal.aborted) cancel();
   // An approval asked or decided is told at once; the heartbeat says how the run stands meanwhile.
-  const unsubscribe = ctx.progress
-    ? durable.onEvent((event) => {
-        if (event.runId !== handle.id) return;
-        const message = eventMessage(handle.id, event);
-        if (message !== undefined) ctx.progress?.(message);
-      })
-    : undefined;
+  // Its console lines go to a client that set a log level, as the in-process path does.
+  const unsubscribe =
+    ctx.progress || ctx.log
+      ? durable.onEvent((event) => {
+          if (event.runId !== handle.id) return;
+          const message = eventMessage(handle.id, event);
+          if (message !== undefined) ctx.progress?.(message);
+          const line = ctx.log ? logLineOf(event) : undefined;
+          if (line) ctx.log?.(line);
+        })
+      : undefined;
   const heartbeat = ctx.progress
     ? setInterval(() => {
         handle

@@ -16,6 +16,8 @@ import { DEFAULT_SCOPE, RUN_CODE, type Runtime, type RunProgressEvent } from '..
 import { durableOf, runDurably } from './durable-call.js';
 import { elicitingApprover, supportsElicitation } from './elicit.js';
 import { helperOverride, isHelperName, type HelperMode } from './helpers.js';
+import { handleLogging } from './logging.js';
+import type { LogLine } from '../run-code/types.js';
 import { ERROR_META_KEY, toCallToolResult } from './result.js';
 
 /** Options of {@link createMcpServer}. */
@@ -83,8 +85,9 @@ function progressMessage(event: RunProgressEvent): string {
  *
  * A `tools/call` request's cancellation (or its transport closing) aborts the call and, for
  * run_code, every nested call. With a `progressToken`, run_code progress (type-check, logs, nested
- * calls) is sent as `notifications/progress`. A client with the `elicitation` capability is asked
- * for the approvals of its calls (see `elicitation`).
+ * calls) is sent as `notifications/progress`. After `logging/setLevel`, a program's console output
+ * at that level or above is sent as `notifications/message` (logging.ts). A client with the
+ * `elicitation` capability is asked for the approvals of its calls (see `elicitation`).
  * @throws IsocodeError INVALID_SCOPE when the scope does not exist.
  */
 export function createMcpServer(options: McpServerOptions): Server {
@@ -125,12 +128,13 @@ export function buildMcpServer(options: McpServerOptions): TrackedMcpServer {
   const server = new Server(
     { name: options.name ?? 'isocode', version: options.version ?? '0.0.0' },
     {
-      capabilities: { tools: { listChanged: true } },
+      capabilities: { tools: { listChanged: true }, logging: {} },
       ...(codeOnly ? { instructions: codeOnly } : {}),
     },
   );
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing().tools }));
+  const logging = handleLogging(server);
 
   // When the runtime's catalog changes (an upstream server's list_changed), tell the client.
   const stopWatching = runtime.onToolsChanged(() => {
@@ -176,12 +180,19 @@ export function buildMcpServer(options: McpServerOptions): TrackedMcpServer {
           // the client may be gone; progress is best effort
         });
       };
-      const unsubscribe =
-        token === undefined
-          ? undefined
-          : runtime.onProgress((id, event) => {
-              if (id === callId) notify(progressMessage(event));
-            });
+      // Progress for a client that gave a token; log notifications for one that set a level.
+      const sendLog = (line: LogLine): void => {
+        const log = logging.notification(line);
+        if (log === undefined || extra.signal.aborted) return;
+        extra.sendNotification(log).catch(() => {
+          // the client may be gone; logs are in the result anyway
+        });
+      };
+      const unsubscribe = runtime.onProgress((id, event) => {
+        if (id !== callId) return;
+        if (token !== undefined) notify(progressMessage(event));
+        if (event.type === 'log') sendLog(event);
+      });
       // A client that can be asked is asked directly; the others keep the runtime's approver.
       const approver =
         elicitation && supportsElicitation(server)
@@ -198,6 +209,7 @@ export function buildMcpServer(options: McpServerOptions): TrackedMcpServer {
             signal: extra.signal,
             hasOutputSchema: list.withOutput.has(name),
             progress: token === undefined ? undefined : notify,
+            log: sendLog,
           });
           if (answer) return answer;
         }
@@ -207,7 +219,7 @@ export function buildMcpServer(options: McpServerOptions): TrackedMcpServer {
         );
         return toCallToolResult(result, list.withOutput.has(name));
       } finally {
-        unsubscribe?.();
+        unsubscribe();
         calls -= 1;
         active = Date.now();
       }

@@ -52,6 +52,13 @@ export interface HttpAppParts {
   metrics: ServiceMetrics;
 }
 
+/**
+ * The header of a 413: the rest of the refused body is not read, so the connection cannot carry
+ * another request; the answer says so (the server closes it after the response) instead of
+ * promising keep-alive and dropping it.
+ */
+const CLOSE = { Connection: 'close' } as const;
+
 /** Routes named in metrics (anything else is "other"). */
 const ROUTES = new Set([
   '/healthz',
@@ -75,8 +82,44 @@ const scopeProblem = (runtime: Runtime, scope: string): string | undefined => {
   }
 };
 
-/** Validates the options. @throws IsocodeError INVALID_CONFIG naming the bad scope or key. */
-function validate(options: HttpAppOptions): void {
+/**
+ * What a caller without TypeScript can get wrong about the shape (checked first: the rest assumes
+ * it). `apiKeys` is required even when empty: `[]` is the explicit choice of anonymous access from
+ * this machine, so a key list lost on the way (`apiKeys: config.keys` of a config without them) is
+ * a startup error, not a service without keys (decision record 033).
+ */
+function shapeProblems(options: unknown): string[] {
+  if (typeof options !== 'object' || options === null) return ['options must be an object'];
+  const o = options as Record<string, unknown>;
+  const problems: string[] = [];
+  const runtime = o.runtime as { execute?: unknown; mode?: unknown } | null | undefined;
+  if (typeof runtime !== 'object' || runtime === null || typeof runtime.execute !== 'function')
+    problems.push('runtime: required, a runtime from createRuntime()');
+  if (typeof o.defaultScope !== 'string')
+    problems.push('defaultScope: required, the scope of requests without an API key');
+  if (!Array.isArray(o.apiKeys))
+    problems.push(
+      'apiKeys: required, an array of { key, scope }; pass [] to serve without keys (then only requests from this machine are let in)',
+    );
+  else
+    o.apiKeys.forEach((k: unknown, i) => {
+      if (
+        typeof k !== 'object' ||
+        k === null ||
+        typeof (k as { scope?: unknown }).scope !== 'string'
+      )
+        problems.push(`apiKeys[${i}]: expected { key: string, scope: string }`);
+    });
+  return problems;
+}
+
+/**
+ * Validates the options.
+ * @throws IsocodeError INVALID_CONFIG naming each bad option, scope or key.
+ */
+export function validateHttpOptions(options: HttpAppOptions): void {
+  const shape = shapeProblems(options);
+  if (shape.length > 0) throw invalidOptions(shape);
   const problems: string[] = [];
   const p = scopeProblem(options.runtime, options.defaultScope);
   if (p) problems.push(`defaultScope: ${p}`);
@@ -88,19 +131,17 @@ function validate(options: HttpAppOptions): void {
   const max = options.maxBodyBytes;
   if (max !== undefined && (!Number.isSafeInteger(max) || max < 1))
     problems.push('maxBodyBytes must be a positive integer');
-  if (problems.length > 0)
-    throw new IsocodeError(
-      'INVALID_CONFIG',
-      `invalid HTTP service options: ${problems.join('; ')}`,
-      {
-        details: { problems },
-      },
-    );
+  if (problems.length > 0) throw invalidOptions(problems);
 }
+
+const invalidOptions = (problems: string[]): IsocodeError =>
+  new IsocodeError('INVALID_CONFIG', `invalid HTTP service options: ${problems.join('; ')}`, {
+    details: { problems },
+  });
 
 /** Builds the app and the parts a server drives (in-flight work, metrics). */
 export function buildHttpApp(options: HttpAppOptions): HttpAppParts {
-  validate(options);
+  validateHttpOptions(options);
   const { runtime } = options;
   const inflight = new InFlight();
   let serving = 0;
@@ -168,9 +209,13 @@ export function buildHttpApp(options: HttpAppOptions): HttpAppParts {
     bodyLimit({
       maxSize: maxBodyBytes,
       onError: (c) =>
-        errorResponse(c, 'PAYLOAD_TOO_LARGE', `the request body exceeds ${maxBodyBytes} bytes`, {
-          maxBodyBytes,
-        }),
+        errorResponse(
+          c,
+          'PAYLOAD_TOO_LARGE',
+          `the request body exceeds ${maxBodyBytes} bytes`,
+          { maxBodyBytes },
+          CLOSE,
+        ),
     }),
   );
 
@@ -183,7 +228,13 @@ export function buildHttpApp(options: HttpAppOptions): HttpAppParts {
   app.onError((err, c) => {
     if (err instanceof HTTPException)
       return err.status === 413
-        ? errorResponse(c, 'PAYLOAD_TOO_LARGE', `the request body exceeds ${maxBodyBytes} bytes`)
+        ? errorResponse(
+            c,
+            'PAYLOAD_TOO_LARGE',
+            `the request body exceeds ${maxBodyBytes} bytes`,
+            undefined,
+            CLOSE,
+          )
         : errorResponse(c, 'BAD_REQUEST', err.message || 'bad request');
     // Work aborted by a shutdown reports the shutdown, not a client abort.
     if (

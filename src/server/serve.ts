@@ -7,7 +7,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { serve } from '@hono/node-server';
 import { IsocodeError } from '../index.js';
-import { buildHttpApp, type HttpAppOptions } from './app.js';
+import { buildHttpApp, validateHttpOptions, type HttpAppOptions } from './app.js';
 import { assertAnonymousBind } from './auth.js';
 
 /** Options of {@link startHttpServer}. */
@@ -38,11 +38,13 @@ export interface HttpServer {
 
 /**
  * Starts the HTTP service.
- * @throws IsocodeError INVALID_CONFIG when anonymous access (no API keys, or `allowAnonymous`) is
- * asked for on a non-loopback host, the options are invalid (see `createHttpApp`), or the address
+ * @throws IsocodeError INVALID_CONFIG when the options are invalid (a missing `runtime`,
+ * `defaultScope` or `apiKeys` included: `apiKeys: []` is how to ask for no keys), anonymous access
+ * (no API keys, or `allowAnonymous`) is asked for on a non-loopback host, or the address
  * cannot be bound (details.errno, for example `EADDRINUSE`).
  */
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
+  validateHttpOptions(options);
   const host = options.host ?? '127.0.0.1';
   const anonymous = options.allowAnonymous ?? options.apiKeys.length === 0;
   assertAnonymousBind(host, anonymous, 'HTTP');

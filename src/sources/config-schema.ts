@@ -1,5 +1,6 @@
 /** zod 4 schemas of `isocode.config.json` (structure only; cross-references are checked in config.ts). */
 import { z } from 'zod';
+import { INHERIT_ENV_RE } from './child-process.js';
 
 /** A source namespace: a letter, then letters, digits, `_` or `-`; at most 32 characters. */
 export const SOURCE_NAME_RE = /^[A-Za-z][A-Za-z0-9_-]{0,31}$/;
@@ -177,6 +178,13 @@ export const mcpStdioSchema = z.strictObject({
   command: nonEmpty,
   args: z.array(z.string()).default([]),
   env: z.record(envName, z.string()).default({}),
+  inheritEnv: z
+    .array(
+      z
+        .string()
+        .regex(INHERIT_ENV_RE, 'expected an environment variable name or a "PREFIX_*" pattern'),
+    )
+    .default([]),
   cwd: nonEmpty.optional(),
   stderr: z.enum(['capture', 'inherit', 'ignore']).default('capture'),
 });

@@ -33,11 +33,17 @@ export interface McpStdioConfig {
   /** Arguments, passed unchanged. @default [] */
   args: string[];
   /**
-   * Extra environment variables. The child gets only a safe default set (HOME, PATH, SHELL, TERM,
-   * USER, LOGNAME) plus these. `${VAR}` in a value is replaced by this process's variable VAR
-   * when the source loads (`$${` is a literal `${`). @default {}
+   * Variables set in the child (they win over inherited ones). `${VAR}` in a value is replaced by
+   * this process's variable VAR when the source loads (`$${` is a literal `${`). @default {}
    */
   env: Record<string, string>;
+  /**
+   * More variables inherited from this process, by name or `PREFIX_*`. The child always inherits
+   * `DEFAULT_INHERITED_ENV` (HOME, PATH and the other login basics, the proxy variables in both
+   * cases, NODE_EXTRA_CA_CERTS, SSL_CERT_FILE, SSL_CERT_DIR, TMPDIR, the locale; docs/config.md)
+   * and nothing else of this process's environment. @default []
+   */
+  inheritEnv: string[];
   /** The child's working directory. @default the config file's directory */
   cwd: string;
   /**

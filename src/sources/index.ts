@@ -28,6 +28,7 @@ export type {
   McpStdioOptions,
   McpTransportFactoryOptions,
 } from './mcp-connection.js';
+export { DEFAULT_INHERITED_ENV } from './child-process.js';
 export { MCP_TEXT_RESULT_SCHEMA } from './mcp-result.js';
 export type { McpTextResult } from './mcp-result.js';
 export { assignLocalNames, sanitizeToolNamePart } from './mcp-names.js';

@@ -92,6 +92,7 @@ function mcpServerOptions(source: McpSourceConfig, env: NodeJS.ProcessEnv): McpS
     command: m.command,
     args: m.args,
     env: interpolateAll(m.env, env, [...at, 'env']),
+    inheritEnv: m.inheritEnv,
     cwd: m.cwd,
     stderr: m.stderr,
   };

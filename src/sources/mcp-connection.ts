@@ -7,8 +7,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { IsocodeError, isIsocodeError } from '../index.js';
+import { childEnvironment, stderrTailForMessage } from './child-process.js';
+import { abortError, listAllTools, raceAbort, sleep, stopChild, waitForExit } from './mcp-waits.js';
 import { classifyCallError, messageOf, unavailableError } from './mcp-result.js';
 import type { McpConnectionStatus, McpReconnectOptions, McpServerOptions } from './mcp-options.js';
 
@@ -25,70 +28,11 @@ const CLIENT_INFO = { name: 'isocode', version: '0.1.0' };
 /** setTimeout's ceiling: the SDK's own per-request timeout is disabled; callers' signals and the runtime's timeouts govern. */
 const NO_SDK_TIMEOUT = 2_147_483_647;
 const STDERR_TAIL_CHARS = 8192;
-const MAX_LIST_PAGES = 1000;
 const FATAL_HTTP_ERROR =
   /SSE stream disconnected|Failed to reconnect|Maximum reconnection attempts/;
 
 function transportKind(server: McpServerOptions): McpConnectionStatus['transport'] {
   return 'command' in server ? 'stdio' : 'url' in server ? 'http' : 'custom';
-}
-
-/** The error a call throws when its signal aborted: the signal's reason when it is an Error. */
-export function abortError(signal: AbortSignal): Error {
-  const reason: unknown = signal.reason;
-  return reason instanceof Error || isIsocodeError(reason)
-    ? reason
-    : new IsocodeError('ABORTED', 'the call was aborted');
-}
-
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(abortError(signal));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(abortError(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e instanceof Error ? e : new Error(String(e)));
-      },
-    );
-  });
-}
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-async function waitForExit(pid: number, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return; // ESRCH: gone
-    }
-    await sleep(20);
-  }
-}
-
-/** Lists every tool, following pagination cursors. */
-async function listAllTools(client: Client, timeout: number): Promise<Tool[]> {
-  const tools: Tool[] = [];
-  const seen = new Set<string>();
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_LIST_PAGES; page++) {
-    const result = await client.listTools(cursor === undefined ? undefined : { cursor }, {
-      timeout,
-    });
-    tools.push(...result.tools);
-    cursor = result.nextCursor;
-    if (cursor === undefined || seen.has(cursor)) break;
-    seen.add(cursor);
-  }
-  return tools;
 }
 
 /** Options of {@link McpConnection}. */
@@ -120,20 +64,29 @@ export class McpConnection {
     this.#o = options;
   }
 
-  /** Opens the first session. @returns the upstream catalog. @throws UPSTREAM_UNAVAILABLE (with the stderr tail, for the operator). */
+  /**
+   * Opens the first session. @returns the upstream catalog.
+   * @throws UPSTREAM_UNAVAILABLE, with the tail of a captured stderr (for the operator: a
+   * first-connection failure is a startup error, never shown to a model).
+   */
   async start(): Promise<Tool[]> {
     try {
       const session = await this.#ensure(undefined);
       return session.tools;
     } catch (error) {
-      const tail = this.#stderrTail.trim().split(/\r?\n/).slice(-5).join(' | ').slice(-600);
-      if (isIsocodeError(error) && tail !== '') {
-        throw new IsocodeError(error.code, `${error.message} (stderr: ${tail})`, {
-          ...(error.details ? { details: error.details } : {}),
+      if (!isIsocodeError(error)) throw error;
+      const captured =
+        'command' in this.#o.server && (this.#o.server.stderr ?? 'capture') === 'capture';
+      if (!captured) throw error;
+      const tail = stderrTailForMessage(this.#stderrTail);
+      throw new IsocodeError(
+        error.code,
+        `${error.message} (${tail === '' ? 'it wrote nothing to stderr' : `stderr: ${tail}`})`,
+        {
+          details: { ...error.details, ...(tail === '' ? {} : { stderrTail: tail }) },
           cause: error,
-        });
-      }
-      throw error;
+        },
+      );
     }
   }
 
@@ -281,7 +234,7 @@ export class McpConnection {
     const transport = new StdioClientTransport({
       command: server.command,
       args: server.args ?? [],
-      ...(server.env ? { env: server.env } : {}),
+      env: childEnvironment(server.inheritEnv, server.env),
       ...(server.cwd !== undefined ? { cwd: server.cwd } : {}),
       stderr: mode === 'capture' ? 'pipe' : mode,
     });
@@ -314,8 +267,15 @@ export class McpConnection {
       )
         this.#lost(session, message);
     };
+    let stage = 'initialize';
+    // The child is spawned synchronously by connect(); its pid is read before a failed connect's
+    // own close forgets it.
+    let spawned: number | undefined;
     try {
-      await client.connect(transport, { timeout: this.#o.connectTimeoutMs });
+      const connecting = client.connect(transport, { timeout: this.#o.connectTimeoutMs });
+      spawned = isStdio ? (transport.pid ?? undefined) : undefined;
+      await connecting;
+      stage = 'tools/list';
       const tools = await listAllTools(client, this.#o.connectTimeoutMs);
       const info = client.getServerVersion();
       if (info) this.#serverInfo = { name: info.name, version: info.version };
@@ -327,9 +287,13 @@ export class McpConnection {
       };
       return session;
     } catch (error) {
-      const pid = isStdio ? (transport.pid ?? undefined) : undefined;
+      const pid = spawned ?? (isStdio ? (transport.pid ?? undefined) : undefined);
       await client.close().catch(() => undefined);
-      if (pid !== undefined) await waitForExit(pid, 2000);
+      if (pid !== undefined && !(await waitForExit(pid, 500))) await stopChild(pid);
+      if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number))
+        throw new Error(`no answer to ${stage} within ${this.#o.connectTimeoutMs} ms`, {
+          cause: error,
+        });
       throw error;
     }
   }

@@ -8,8 +8,16 @@ export interface McpStdioOptions {
   command: string;
   /** @default [] */
   args?: string[] | undefined;
-  /** Extra environment variables, on top of a safe default set (HOME, PATH, SHELL, TERM, USER, LOGNAME). @default {} */
+  /**
+   * Variables set in the child, on top of the ones it inherits (these win). @default {}
+   */
   env?: Record<string, string> | undefined;
+  /**
+   * More variables the child inherits from this process, by name or `PREFIX_*`, on top of
+   * `DEFAULT_INHERITED_ENV` (the login basics, proxies, CA certificates, TMPDIR and the locale;
+   * see docs/config.md). The rest of this process's environment is never passed. @default []
+   */
+  inheritEnv?: readonly string[] | undefined;
   /** @default process.cwd() */
   cwd?: string | undefined;
   /** @default "capture" */

@@ -4,17 +4,23 @@ import type { JsonSchema, ToolDefinition } from './types.js';
 /** A plain JSON Schema object (not a zod schema: those carry `_zod`). */
 type PlainJsonSchema = JsonSchema & { _zod?: never };
 
-/** A definition with zod schemas: arguments typed from `input`, the body's value from `output`. */
-type ZodToolDefinition<I extends z.ZodType, R> = Omit<
-  ToolDefinition<z.output<I>, R>,
-  'input' | 'output'
-> & { input: I };
+/** A schema as `defineTool` takes it: a zod 4 schema or a plain JSON Schema object. */
+type DefinableSchema = z.ZodType | PlainJsonSchema;
+
+/** The body's arguments: the parsed type of a zod `input`, else `A` (unknown unless annotated). */
+type ArgsOf<I, A> = I extends z.ZodType ? z.output<I> : A;
+/** The body's value: what a zod `output` accepts, else `R` (inferred from the body). */
+type ResultOf<O, R> = O extends z.ZodType ? z.input<O> : R;
 
 /**
  * Defines a tool. With zod schemas the body's arguments are typed from `input` (its parsed
  * output type) and its value must fit `output` (its input type); with a JSON Schema `input` the
  * arguments are `unknown` unless you annotate them. The runtime validates the definition when it
  * is registered, and a plain object of the same shape is accepted wherever a tool is.
+ *
+ * One signature, not one overload per kind of schema: a body whose value contradicts `output` is
+ * reported on the body's value, where the mistake is, rather than as "no overload matches" on the
+ * schema lines (decision record 033).
  *
  * @example
  * const add = defineTool({
@@ -26,24 +32,17 @@ type ZodToolDefinition<I extends z.ZodType, R> = Omit<
  *   execute: ({ a, b }) => ({ sum: a + b }),
  * });
  */
-export function defineTool<I extends z.ZodType, O extends z.ZodType>(
-  definition: ZodToolDefinition<I, z.input<O>> & { output: O },
-): ToolDefinition<z.output<I>, z.input<O>>;
-export function defineTool<I extends z.ZodType, R = unknown>(
-  definition: ZodToolDefinition<I, R> & { output?: PlainJsonSchema | undefined },
-): ToolDefinition<z.output<I>, R>;
-export function defineTool<O extends z.ZodType, Args = unknown>(
-  definition: Omit<ToolDefinition<Args, z.input<O>>, 'input' | 'output'> & {
-    input: PlainJsonSchema;
-    output: O;
+export function defineTool<
+  I extends DefinableSchema,
+  O extends DefinableSchema | undefined = undefined,
+  A = unknown,
+  R = unknown,
+>(
+  definition: Omit<ToolDefinition<ArgsOf<I, A>, ResultOf<O, R>>, 'input' | 'output'> & {
+    input: I;
+    output?: O;
   },
-): ToolDefinition<Args, z.input<O>>;
-export function defineTool<Args = unknown, R = unknown>(
-  definition: Omit<ToolDefinition<Args, R>, 'input' | 'output'> & {
-    input: PlainJsonSchema;
-    output?: PlainJsonSchema | undefined;
-  },
-): ToolDefinition<Args, R>;
+): ToolDefinition<ArgsOf<I, A>, ResultOf<O, R>>;
 export function defineTool(definition: ToolDefinition): ToolDefinition {
   return definition;
 }

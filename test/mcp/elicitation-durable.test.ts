@@ -6,7 +6,11 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ElicitRequestSchema,
+  LoggingMessageNotificationSchema,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../../src/index.js';
@@ -199,6 +203,29 @@ describe('elicitation over a durable runtime', () => {
     );
     expect(messages).toContain(`run ${p!.runId}: approval ${p!.id} for kv.delete allowed-once`);
     expect(ran).toEqual(['a', 'b', 'p']);
+    await client.close();
+  });
+
+  it('a client without elicitation that set a log level gets its durable run console lines as notifications/message', async () => {
+    const { client } = await connect(false);
+    const logs: { level: string; data: unknown }[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      logs.push({ level: n.params.level, data: n.params.data });
+    });
+    await client.setLoggingLevel('info');
+    const r = (await client.callTool({
+      name: 'run_code',
+      arguments: {
+        code: `console.debug('hidden'); console.warn('careful'); console.log('done'); return 1;`,
+        description: 'logs',
+      },
+    })) as CallToolResult;
+    expect(r._meta?.['isocode/run']).toMatchObject({ id: expect.any(String) as string });
+    await expect.poll(() => logs.length, POLL).toBe(2);
+    expect(logs).toEqual([
+      { level: 'warning', data: 'careful' },
+      { level: 'info', data: 'done' },
+    ]);
     await client.close();
   });
 

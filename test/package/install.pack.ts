@@ -112,6 +112,52 @@ const { createRuntime, defineTool, fromOpenAiToolCall } = require('isocode');
     expect(must('npx', ['isocode', 'sdk'], app).stdout).toContain('word_count');
   });
 
+  it.each(['node10', 'node16', 'bundler'] as const)(
+    'a TypeScript consumer with moduleResolution %s type-checks against every entry',
+    (resolution) => {
+      const dir = mkdtempSync(join(app, `types-${resolution}-`));
+      writeFileSync(
+        join(dir, 'consumer.ts'),
+        `import { createRuntime, type Runtime } from 'isocode';
+import { scriptedRunner } from 'isocode/testing';
+import { mcpTools, type McpStdioOptions } from 'isocode/sources';
+import { startHttpServer, type HttpServerOptions } from 'isocode/server';
+import { createMcpServer } from 'isocode/mcp';
+export const used = [createRuntime, scriptedRunner, mcpTools, startHttpServer, createMcpServer];
+export type Used = [Runtime, McpStdioOptions, HttpServerOptions];
+const wrong: Parameters<typeof mcpTools>[0]['name'] = 1;
+`,
+      );
+      const module =
+        resolution === 'node10' ? 'commonjs' : resolution === 'node16' ? 'node16' : 'esnext';
+      const ran = run(
+        process.execPath,
+        [
+          join(ROOT, 'node_modules/typescript/bin/tsc'),
+          '--noEmit',
+          '--strict',
+          '--skipLibCheck',
+          '--types',
+          'node',
+          '--typeRoots',
+          join(ROOT, 'node_modules/@types'),
+          '--module',
+          module,
+          '--moduleResolution',
+          resolution,
+          'consumer.ts',
+        ],
+        dir,
+      );
+      // Exactly the one planted error: every import resolved to real declarations.
+      expect(ran.stdout.trim().split('\n')).toEqual([
+        expect.stringMatching(
+          /consumer\.ts\(8,7\): error TS2322: Type 'number' is not assignable to type 'string'/,
+        ),
+      ]);
+    },
+  );
+
   it('isocode bench says it is a development command', () => {
     const bench = run('npx', ['isocode', 'bench', '--quick'], app);
     expect(bench.status).toBe(2);

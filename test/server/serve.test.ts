@@ -34,6 +34,13 @@ const runWait = (s: HttpServer, headers: Record<string, string> = {}) =>
     headers: { ...jsonHeaders(KEY_A), ...headers },
     body: JSON.stringify(waitProgram),
   });
+const rejection = async (p: Promise<unknown>): Promise<unknown> =>
+  p.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (e: unknown) => e,
+  );
 const until = async (check: () => boolean, what: string): Promise<void> => {
   for (let i = 0; i < 400 && !check(); i++) await new Promise((r) => setTimeout(r, 25));
   if (!check()) throw new Error(`timed out waiting for ${what}`);
@@ -89,6 +96,30 @@ describe('startHttpServer', () => {
     servers.push(anon);
     expect((await fetch(`${anon.url}/v1/tools`)).status).toBe(200);
   });
+  it('plain-JS options without apiKeys, defaultScope or runtime are INVALID_CONFIG naming each, not a TypeError', async () => {
+    // What a caller without TypeScript can pass: the types require these, the checks say so.
+    const plain = (o: Record<string, unknown>): Parameters<typeof startHttpServer>[0] =>
+      o as unknown as Parameters<typeof startHttpServer>[0];
+    const noKeys = await rejection(startHttpServer(plain({ runtime: t.runtime, port: 0 })));
+    expect(noKeys).toMatchObject({ code: 'INVALID_CONFIG' });
+    expect((noKeys as Error).message).toMatch(
+      /apiKeys: required, .*pass \[\] to serve without keys/,
+    );
+    expect((noKeys as Error).message).toMatch(/defaultScope: required/);
+    const bad = await rejection(
+      startHttpServer(plain({ runtime: {}, defaultScope: 'default', apiKeys: [null], port: 0 })),
+    );
+    expect((bad as { details?: unknown }).details).toEqual({
+      problems: [
+        'runtime: required, a runtime from createRuntime()',
+        'apiKeys[0]: expected { key: string, scope: string }',
+      ],
+    });
+    expect(await rejection(startHttpServer(plain(undefined as never)))).toMatchObject({
+      code: 'INVALID_CONFIG',
+    });
+  });
+
   it('an address in use is INVALID_CONFIG naming the errno', async () => {
     const s = await start();
     await expect(
@@ -123,6 +154,69 @@ describe('client disconnect', () => {
     await res.body!.cancel();
     await t.gate.aborted.promise;
     expect(t.gate.sawAbort).toBe(true);
+  });
+});
+
+describe('a 413 over a raw socket', () => {
+  /** Writes `wire` on one connection; resolves with everything read until the server closes it. */
+  const exchange = (port: number, wire: string[]): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1');
+      let data = '';
+      socket.setEncoding('utf8').on('data', (d: string) => (data += d));
+      socket.on('error', (e: NodeJS.ErrnoException) => {
+        // the server may close while the refused body is still being written: it said it would
+        if (e.code !== 'EPIPE' && e.code !== 'ECONNRESET') reject(e);
+      });
+      socket.on('close', () => resolve(data));
+      const timer = setTimeout(() => {
+        socket.destroy();
+        reject(new Error(`the server kept the connection open after: ${data.slice(0, 400)}`));
+      }, 20_000);
+      socket.on('close', () => clearTimeout(timer));
+      for (const part of wire) socket.write(part);
+    });
+  const health = 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n';
+  const post = (headers: string, body: string): string =>
+    `POST /v1/execute HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${KEY_A}\r\n` +
+    `Content-Type: application/json\r\n${headers}\r\n${body}`;
+
+  it('says Connection: close and closes after it, for a small and a large body, with a request queued behind', async () => {
+    const s = await startHttpServer({
+      runtime: t.runtime,
+      defaultScope: 'default',
+      apiKeys: API_KEYS,
+      port: 0,
+      maxBodyBytes: 1000,
+    });
+    servers.push(s);
+    for (const size of [5_000, 300_000]) {
+      const body = 'x'.repeat(size);
+      const got = await exchange(s.port, [post(`Content-Length: ${size}\r\n`, body), health]);
+      expect(got).toMatch(/^HTTP\/1\.1 413 /);
+      expect(got.toLowerCase()).toContain('\r\nconnection: close\r\n');
+      expect(got.toLowerCase()).not.toContain('keep-alive');
+      // the queued request got no answer on this connection, as the header promised
+      expect(got.match(/HTTP\/1\.1 /g)).toHaveLength(1);
+    }
+    // chunked, no Content-Length: refused once the body passes the limit
+    const chunk = 'y'.repeat(4000);
+    const chunked = await exchange(s.port, [
+      post(
+        'Transfer-Encoding: chunked\r\n',
+        `${chunk.length.toString(16)}\r\n${chunk}\r\n0\r\n\r\n`,
+      ),
+      health,
+    ]);
+    expect(chunked).toMatch(/^HTTP\/1\.1 413 /);
+    expect(chunked.toLowerCase()).toContain('\r\nconnection: close\r\n');
+    // a request that fits keeps its connection: the next one on it is answered
+    const fits = await exchange(s.port, [
+      post('Content-Length: 2\r\n', '{}'),
+      health.replace('\r\n\r\n', '\r\nConnection: close\r\n\r\n'),
+    ]);
+    expect(fits.match(/HTTP\/1\.1 /g)).toHaveLength(2);
+    expect(fits).toContain('{"status":"ok"}');
   });
 });
 
