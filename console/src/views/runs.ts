@@ -17,6 +17,9 @@ const STATUSES = [
 /** How often the list is read again. */
 const REFRESH_MS = 2_000;
 
+/** A phone-width card's cell label (console.css). */
+const label = (text: string): Record<string, string> => ({ 'data-label': text });
+
 /** The number of nested calls of a run, from whichever field the API gave. */
 function callCount(run: RunView): number | undefined {
   if (typeof run.callCount === 'number') return run.callCount;
@@ -107,16 +110,22 @@ export function runsView(ctx: ViewContext, query: URLSearchParams): View {
             h('a', { href }, run.description || '(no description)'),
             h('div', { class: 'id' }, run.id),
           ),
-          h('td', {}, run.scope),
-          h('td', { title: new Date(run.createdAt).toISOString() }, formatAgo(run.createdAt, now)),
-          h('td', { class: 'num' }, formatDuration(duration(run, now))),
-          h('td', { class: 'num' }, callCount(run) ?? '–'),
+          h('td', { attrs: label('Scope') }, run.scope),
           h(
             'td',
-            { class: 'num' },
+            { title: new Date(run.createdAt).toISOString(), attrs: label('Started') },
+            formatAgo(run.createdAt, now),
+          ),
+          h('td', { class: 'num', attrs: label('Duration') }, formatDuration(duration(run, now))),
+          h('td', { class: 'num', attrs: label('Calls') }, callCount(run) ?? '–'),
+          h(
+            'td',
+            { class: 'num', attrs: label('Approvals') },
             pending > 0 ? h('span', { class: 'badge status-waiting-approval' }, pending) : '0',
           ),
-          h('td', {}, limit ? h('span', { class: 'badge limit' }, limit) : ''),
+          limit
+            ? h('td', { attrs: label('Limit hit') }, h('span', { class: 'badge limit' }, limit))
+            : h('td', {}),
         );
       }),
     );

@@ -1,13 +1,14 @@
 /** What every view gets and returns. */
 import type { Api } from '../api.js';
+import type { PendingListener } from '../pending-feed.js';
 
 /** The shell's services for a view. */
 export interface ViewContext {
   api: Api;
   /** Shows an error (or clears it with `undefined`) in the shell's banner. */
   report(error: unknown): void;
-  /** Tells the shell how many approvals are pending (the nav badge). */
-  pendingApprovals(count: number): void;
+  /** Listens to the scope's pending approvals, pushed by the server; returns the stop function. */
+  onPending(listener: PendingListener): () => void;
 }
 
 /** A mounted view; `dispose` stops its timers and streams. */
