@@ -49,13 +49,33 @@ function jsonParts(value: unknown, space?: number): VisiblePart[] {
   }
 }
 
+/**
+ * Shown pieces cut to at most `max` characters with an ellipsis: an escape is kept whole (and
+ * marked) or left out, never cut.
+ */
+export function clipParts(parts: readonly VisiblePart[], max: number): Shown {
+  const total = parts.reduce((n, p) => n + p.text.length, 0);
+  if (total <= max) return new Shown(parts);
+  const out: VisiblePart[] = [];
+  let left = max - 1;
+  for (const p of parts) {
+    if (left <= 0) break;
+    if (p.text.length <= left) {
+      out.push(p);
+      left -= p.text.length;
+    } else {
+      if (!p.escaped)
+        out.push({ text: clipVisible(p.text, left + 1).slice(0, -1), escaped: false });
+      break;
+    }
+  }
+  out.push({ text: '…', escaped: false });
+  return new Shown(out);
+}
+
 /** One-line JSON, cut to `max` characters with an ellipsis (never inside an escape). */
 export function jsonPreview(value: unknown, max = 120): Shown {
-  const parts = jsonParts(value);
-  const text = parts.map((p) => p.text).join('');
-  return text.length > max
-    ? new Shown([{ text: clipVisible(text, max), escaped: false }])
-    : new Shown(parts);
+  return clipParts(jsonParts(value), max);
 }
 
 /** Indented JSON. */

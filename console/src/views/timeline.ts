@@ -7,8 +7,17 @@
  */
 import type { ApprovalView, CallView } from '../api.js';
 import { h, replace } from '../dom.js';
-import { formatDuration, jsonPretty, jsonPreview, num, prop, Shown, str } from '../format.js';
-import { clipVisible, visibleJsonText } from '../../../src/text/visible.js';
+import {
+  clipParts,
+  formatDuration,
+  jsonPretty,
+  jsonPreview,
+  num,
+  prop,
+  Shown,
+  str,
+} from '../format.js';
+import { visibleJsonTextParts } from '../../../src/text/visible.js';
 
 type CallState = 'queued' | 'running' | 'ok' | 'error';
 
@@ -32,11 +41,11 @@ function argsCell(args: unknown): { text: Shown; title: Shown | string } {
   const head = prop(args, 'truncated') === true ? str(prop(args, 'head')) : undefined;
   if (head !== undefined) {
     // The head of the JSON text (the event cut it): its hidden characters as JSON escapes.
-    const json = visibleJsonText(head);
-    const cut = clipVisible(json, ARGS_CHARS);
+    const parts = visibleJsonTextParts(head);
+    const cut = clipParts(parts, ARGS_CHARS);
     return {
-      text: new Shown([{ text: cut.endsWith('…') ? cut : `${cut}…`, escaped: false }]),
-      title: `${json}… (${num(prop(args, 'chars')) ?? '?'} characters)`,
+      text: cut.text.endsWith('…') ? cut : new Shown([...cut.parts, { text: '…', escaped: false }]),
+      title: `${new Shown(parts).text}… (${num(prop(args, 'chars')) ?? '?'} characters)`,
     };
   }
   return { text: jsonPreview(args, ARGS_CHARS), title: jsonPretty(args) };
