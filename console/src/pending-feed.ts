@@ -30,7 +30,7 @@ export class PendingFeed {
           return;
         }
         if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) return;
-        this.#ids = ids as string[];
+        this.#ids = ids;
         for (const l of this.#listeners) l(this.#ids);
       },
       (state, error) => {

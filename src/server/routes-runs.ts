@@ -10,14 +10,7 @@ import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
 import type { Resolution, RunManager } from '../durable/runs.js';
 import { MAX_LISTED_RUNS } from '../durable/run-view.js';
-import {
-  isFinalStatus,
-  RUN_STATUSES,
-  type ApprovalRecord,
-  type RunEvent,
-  type RunStatus,
-} from '../durable/store.js';
-import { IsocodeError } from '../index.js';
+import { isFinalStatus, RUN_STATUSES, type RunEvent, type RunStatus } from '../durable/store.js';
 import { parseBody } from './body.js';
 import { errorResponse, type HttpEnv } from './respond.js';
 

@@ -21,9 +21,9 @@ describe.skipIf(missing !== undefined)(
     const harness = useConsole();
     const { startRun, statusOf } = harness;
     const pendingIds = (page: Page): Promise<(string | null)[]> =>
-      page
-        .locator('[data-testid="pending"] tr[data-approval-id]')
-        .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-approval-id')));
+      page.evaluate<(string | null)[]>(
+        `[...document.querySelectorAll('[data-testid="pending"] tr[data-approval-id]')].map((r) => r.getAttribute('data-approval-id'))`,
+      );
 
     it('keeps the focused row in place while a new ask is appended; select-all decides the batch', async () => {
       const first = await startRun(ASK('one'), 'first ask');
@@ -33,7 +33,9 @@ describe.skipIf(missing !== undefined)(
       const [oldest] = await pendingIds(page);
       const row = page.locator(`tr[data-approval-id="${oldest!}"]`);
       // Mark the row element: a rebuilt row would lose the mark.
-      await row.evaluate((el) => el.setAttribute('data-probe', 'kept'));
+      await page.evaluate(
+        `document.querySelector('tr[data-approval-id="${oldest!}"]').setAttribute('data-probe', 'kept')`,
+      );
       await row.locator('[data-action="approve"]').focus();
       expect(await focusedRow(page)).toBe(oldest);
       const second = await startRun(ASK('two'), 'second ask');
@@ -99,9 +101,9 @@ return 1;`,
         viewport: { width: 375, height: 812 },
       });
       const fits = async (): Promise<void> => {
-        const widths = (await page.evaluate(
+        const widths = await page.evaluate<number[]>(
           "[document.documentElement.clientWidth, document.documentElement.scrollWidth, ...[...document.querySelectorAll('table')].map((t) => t.getBoundingClientRect().right), ...[...document.querySelectorAll('table')].map((t) => t.scrollWidth)]",
-        )) as number[];
+        );
         const [client, ...rest] = widths;
         for (const w of rest) expect(w).toBeLessThanOrEqual(client!);
       };

@@ -6,16 +6,16 @@
  * A test file calls {@link useConsole} inside its describe block; the suite is skipped with a
  * visible reason when chromium or the built console is absent, except under CI.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { ROOT } from '../cli/helpers.js';
+import { KEY_A, startFixtureService, type FixtureService } from './fixture-process.js';
+
+export { KEY_A, KEY_B } from './fixture-process.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-export const KEY_A = 'console-alpha-key-0123456789abcdef';
-export const KEY_B = 'console-beta-key-0123456789abcdef';
 export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'];
 
 /** Why the browser tests cannot run here (undefined: they can). */
@@ -53,56 +53,35 @@ export interface SignedIn {
 /** The service and browser of one test file. */
 export interface ConsoleHarness {
   /** The service's origin. */
-  url(): string;
-  browser(): Browser;
-  api<T = Record<string, unknown>>(
+  url: () => string;
+  browser: () => Browser;
+  api: <T = Record<string, unknown>>(
     key: string,
     path: string,
     body?: unknown,
-  ): Promise<{ status: number; json: T }>;
+  ) => Promise<{ status: number; json: T }>;
   /** Starts a run as tenant A; resolves with its id. */
-  startRun(code: string, description: string): Promise<string>;
-  statusOf(id: string): Promise<string>;
+  startRun: (code: string, description: string) => Promise<string>;
+  statusOf: (id: string) => Promise<string>;
   /** A new context signed in with `key`. */
-  signedIn(
+  signedIn: (
     key: string,
     options?: {
       viewport?: { width: number; height: number };
       beforeGoto?: (page: Page) => Promise<void>;
     },
-  ): Promise<SignedIn>;
+  ) => Promise<SignedIn>;
 }
 
 /** Starts the fixture service and a browser for the enclosing describe block. */
 export function useConsole(): ConsoleHarness {
-  let server: ChildProcess | undefined;
+  let service: FixtureService | undefined;
   let url = '';
   let browser: Browser | undefined;
 
   beforeAll(async () => {
-    url = await new Promise<string>((resolve, reject) => {
-      const child = spawn(
-        process.execPath,
-        ['--no-node-snapshot', '--import', 'tsx', 'test/console/fixture-server.ts'],
-        {
-          cwd: ROOT,
-          env: { ...process.env, CONSOLE_KEY_A: KEY_A, CONSOLE_KEY_B: KEY_B },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
-      );
-      server = child;
-      let out = '';
-      let err = '';
-      child.stdout.setEncoding('utf8').on('data', (d: string) => {
-        out += d;
-        const m = /^ready (\S+)$/m.exec(out);
-        if (m) resolve(m[1]!);
-      });
-      child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-      child.once('exit', (code) =>
-        reject(new Error(`the fixture server exited (${code}): ${err}`)),
-      );
-    });
+    service = await startFixtureService();
+    url = service.url;
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
@@ -111,12 +90,7 @@ export function useConsole(): ConsoleHarness {
   }, 180_000);
   afterAll(async () => {
     await browser?.close();
-    if (server && server.exitCode === null) {
-      const exited = new Promise((r) => server!.once('exit', r));
-      server.kill('SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-      if (server.exitCode === null) server.kill('SIGKILL');
-    }
+    await service?.stop();
   }, 120_000);
 
   const api: ConsoleHarness['api'] = async <T>(key: string, path: string, body?: unknown) => {

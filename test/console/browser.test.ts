@@ -5,14 +5,13 @@
  * another tenant sees none of it, in the page and through the API the page calls.
  *
  * Skipped with a visible reason when chromium or the built console is absent, except under CI.
- * `CONSOLE_SCREENSHOTS=1` writes the three views to docs/console/*.png.
+ * The README's screenshots come from `npm run console:screenshots` (scripts/console-screenshots.ts).
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Page } from 'playwright-core';
+import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../cli/helpers.js';
 import {
   CHROMIUM,
   CHROMIUM_ARGS,
@@ -25,14 +24,6 @@ import {
   type SignedIn,
 } from './browser-harness.js';
 import { withServe } from './helpers.js';
-
-const SHOTS = process.env.CONSOLE_SCREENSHOTS ? join(ROOT, 'docs/console') : undefined;
-
-const shot = async (page: Page, name: string): Promise<void> => {
-  if (!SHOTS) return;
-  mkdirSync(SHOTS, { recursive: true });
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
-};
 
 const APPROVAL_PROGRAM = `// Stores a value, then deletes another: the delete waits for a human.
 console.log('starting');
@@ -62,7 +53,6 @@ describe.skipIf(missing !== undefined)(
       await poll(() => row.locator('[data-status]').getAttribute('data-status')).toBe(
         'waiting-approval',
       );
-      await shot(a.page, 'runs');
     }, 120_000);
 
     it('opens the run, watches a call and a log line arrive, approves, and sees it complete', async () => {
@@ -96,7 +86,6 @@ describe.skipIf(missing !== undefined)(
         'logstarting',
       ]);
       expect(await page.locator('[data-testid="live"]').getAttribute('data-state')).toBe('live');
-      await shot(page, 'run');
       await pending.locator('[data-action="approve"]').click();
       // Arriving live over the event stream: the approved call, a log line, one more call, the result.
       await poll(() => page.locator('[data-testid="logs"] li').allTextContents()).toEqual([
@@ -126,7 +115,6 @@ describe.skipIf(missing !== undefined)(
       await poll(() => rows.count()).toBe(2);
       expect(await page.locator('[data-testid="pending-count"]').textContent()).toBe('2');
       for (const box of await rows.locator('input[type="checkbox"]').all()) await box.check();
-      await shot(page, 'approvals');
       const batch = page.waitForRequest(
         (r) => r.url() === `${harness.url()}/v1/approvals` && r.method() === 'POST',
       );
@@ -164,7 +152,6 @@ describe.skipIf(missing !== undefined)(
         '{\n  "key": "invoice-\\u202Efdp.exe"\n}',
       );
       expect(await row.locator('pre.json .esc').allTextContents()).toEqual(['\\u202E']);
-      await shot(page, 'approvals-escapes');
       await row.locator('[data-action="approve"]').click();
       // The run page: description, program, logs; then cancel the run parked on the second call.
       await page.goto(`${harness.url()}/console/#/runs/${id}`);

@@ -2,46 +2,22 @@
  * One run: its program, the timeline of its nested calls, its logs as they arrive (the run's SSE
  * events), its pending approvals, and the result or the error with its kind; a cancel button.
  */
-import { ApiError, type ApprovalView, type CallView, type RunView } from '../api.js';
+import { ApiError, type ApprovalView, type RunView } from '../api.js';
 import { codeBlock, h, replace, statusBadge } from '../dom.js';
 import {
-  type Shown,
   formatDuration,
   formatTime,
   isFinal,
-  jsonPretty,
   jsonPreview,
   limitHit,
   num,
   prop,
-  runError,
   str,
 } from '../format.js';
 import { ApprovalsTable } from './approvals-table.js';
+import { fromResult, showOutcome, type LogLine } from './outcome.js';
 import { Timeline } from './timeline.js';
 import type { View, ViewContext } from './view.js';
-
-interface LogLine {
-  level: string;
-  text: string | Shown;
-}
-
-/** Logs and calls of a settled run's ToolResult (value on success, error details on failure). */
-function fromResult(result: unknown): { logs: LogLine[]; calls: CallView[] } {
-  const holder =
-    prop(result, 'ok') === true ? prop(result, 'value') : prop(prop(result, 'error'), 'details');
-  const logs = prop(holder, 'logs');
-  const calls = prop(holder, 'calls');
-  return {
-    logs: Array.isArray(logs)
-      ? logs.map((l) => ({
-          level: str(prop(l, 'level')) ?? 'log',
-          text: str(prop(l, 'text')) ?? jsonPreview(l),
-        }))
-      : [],
-    calls: Array.isArray(calls) ? (calls as CallView[]) : [],
-  };
-}
 
 /** The run view. */
 export function runView(ctx: ViewContext, id: string): View {
@@ -125,60 +101,7 @@ export function runView(ctx: ViewContext, id: string): View {
 
   const drawTimeline = (): void => timeline.draw(approvals);
 
-  const drawOutcome = (): void => {
-    if (!run || !isFinal(run.status)) {
-      replace(
-        outcome,
-        h('h3', {}, 'Result'),
-        h('p', { class: 'muted' }, run ? `The run is ${run.status}.` : 'Loading…'),
-      );
-      return;
-    }
-    const err = runError(run);
-    if (run.status === 'cancelled') {
-      replace(
-        outcome,
-        h('h3', {}, 'Result'),
-        h(
-          'p',
-          { class: 'muted', data: { testid: 'no-result' } },
-          'The run was cancelled: it has no result.',
-        ),
-        err ? h('p', { class: 'muted' }, err.code, ': ', err.message) : null,
-      );
-      return;
-    }
-    if (err) {
-      replace(
-        outcome,
-        h('h3', {}, 'Error'),
-        h(
-          'p',
-          { class: 'error-line' },
-          h('span', { class: 'badge status-failed' }, err.kind ?? err.code),
-          ' ',
-          err.code,
-          ': ',
-          err.message,
-        ),
-      );
-      return;
-    }
-    const value = prop(prop(run.result, 'value'), 'result');
-    if (value === undefined) {
-      replace(
-        outcome,
-        h('h3', {}, 'Result'),
-        h('p', { class: 'muted', data: { testid: 'no-result' } }, 'The run returned no value.'),
-      );
-      return;
-    }
-    replace(
-      outcome,
-      h('h3', {}, 'Result'),
-      h('pre', { class: 'json', data: { testid: 'result' } }, jsonPretty(value)),
-    );
-  };
+  const drawOutcome = (): void => showOutcome(outcome, run);
 
   const approvalsTable = new ApprovalsTable(ctx, {
     showRun: false,

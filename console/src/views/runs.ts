@@ -14,8 +14,12 @@ const STATUSES = [
   'interrupted',
 ];
 
-/** How often the list is read again. */
+/**
+ * How often the list is read again: every 2 s while it changes, backing off (doubling) to 30 s
+ * while it does not; a pushed change of the pending approvals reads it at once (decision 023).
+ */
 const REFRESH_MS = 2_000;
+const IDLE_REFRESH_MS = 30_000;
 
 /** A phone-width card's cell label (console.css). */
 const label = (text: string): Record<string, string> => ({ 'data-label': text });
@@ -131,9 +135,14 @@ export function runsView(ctx: ViewContext, query: URLSearchParams): View {
     );
   }
 
+  let delay = REFRESH_MS;
+  let seen = '';
   const refresh = async (signal: AbortSignal): Promise<void> => {
     try {
       runs = await ctx.api.listRuns(status || undefined, signal);
+      const key = JSON.stringify(runs);
+      delay = key === seen ? Math.min(delay * 2, IDLE_REFRESH_MS) : REFRESH_MS;
+      seen = key;
       ctx.report(undefined);
       updated.textContent = `updated ${new Date().toLocaleTimeString()}`;
       draw();
@@ -141,16 +150,23 @@ export function runsView(ctx: ViewContext, query: URLSearchParams): View {
       if (!signal.aborted) ctx.report(err);
     }
   };
-  let stop = every(REFRESH_MS, refresh);
+  const next = (): number => delay;
+  let stop = every(next, refresh);
   const stopAndRestart = (): void => {
     stop();
+    delay = REFRESH_MS;
     const q = new URLSearchParams();
     if (status) q.set('status', status);
     if (scope) q.set('scope', scope);
     const qs = q.toString();
     history.replaceState(null, '', `#/runs${qs === '' ? '' : `?${qs}`}`);
-    stop = every(REFRESH_MS, refresh);
+    stop = every(next, refresh);
   };
+  // An approval asked or decided changes a run's row: read at once (the first push is skipped).
+  let pushes = 0;
+  const stopFeed = ctx.onPending(() => {
+    if (pushes++ > 0) stopAndRestart();
+  });
 
   const root = h(
     'section',
@@ -173,5 +189,11 @@ export function runsView(ctx: ViewContext, query: URLSearchParams): View {
       body,
     ),
   );
-  return { root, dispose: () => stop() };
+  return {
+    root,
+    dispose: () => {
+      stop();
+      stopFeed();
+    },
+  };
 }

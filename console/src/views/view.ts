@@ -18,10 +18,14 @@ export interface View {
 }
 
 /**
- * Calls `tick` now and then every `ms` until disposed; a tick never overlaps the previous one.
+ * Calls `tick` now and then every `ms` (read again after each tick) until disposed; a tick never
+ * overlaps the previous one.
  * @returns the stop function.
  */
-export function every(ms: number, tick: (signal: AbortSignal) => Promise<void>): () => void {
+export function every(
+  ms: number | (() => number),
+  tick: (signal: AbortSignal) => Promise<void>,
+): () => void {
   const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const loop = async (): Promise<void> => {
@@ -31,7 +35,8 @@ export function every(ms: number, tick: (signal: AbortSignal) => Promise<void>):
     } catch {
       // the tick reports its own errors
     }
-    if (!controller.signal.aborted) timer = setTimeout(() => void loop(), ms);
+    if (!controller.signal.aborted)
+      timer = setTimeout(() => void loop(), typeof ms === 'number' ? ms : ms());
   };
   void loop();
   return () => {
