@@ -135,8 +135,9 @@ export function isFinal(status: string): boolean {
 
 /**
  * Who decided an approval, readable: `http:<scope>:<request id>` (a decision posted to the API) is
- * "a key of scope <scope>" with the request id as detail; `mcp-elicitation:<client>` is "<client>
- * (MCP elicitation)"; anything else (a named key, a library approver) as it is.
+ * "a key of scope <scope>" with the request id as detail; `key:<name>` (a named key) is "<name>";
+ * `mcp-elicitation:<client>` is "<client> (MCP elicitation)"; anything else (a library approver)
+ * as it is.
  */
 export function decidedBy(by: string | undefined): { label: string; detail: string } {
   if (by === undefined || by === '') return { label: '–', detail: '' };
@@ -146,6 +147,8 @@ export function decidedBy(by: string | undefined): { label: string; detail: stri
       label: `a key of scope ${http[1]!}`,
       detail: `over the HTTP API, request ${http[2]!}`,
     };
+  const named = /^key:(.+)$/.exec(by);
+  if (named) return { label: named[1]!, detail: 'a named API key, over the HTTP API' };
   const mcp = /^mcp-elicitation:(.*)$/.exec(by);
   if (mcp) return { label: `${mcp[1] || 'client'} (MCP elicitation)`, detail: by };
   return { label: by, detail: by };

@@ -162,6 +162,7 @@ export function buildHttpApp(options: HttpAppOptions): HttpAppParts {
       return errorResponse(c, r.code, r.message, undefined, r.headers);
     }
     c.set('scope', auth.scope);
+    c.set('keyName', auth.name);
     await next();
   });
   const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;

@@ -50,7 +50,11 @@ const batchBody = z.strictObject({
 export function approvalRoutes(app: Hono<HttpEnv>, deps: ApprovalRoutesDeps): void {
   const { runs } = deps;
   const { store } = runs;
-  const who = (c: Context<HttpEnv>): string => `http:${c.get('scope')}:${c.get('requestId')}`;
+  // Who decided: a named key by its name, else the scope and the request (the audit's request id).
+  const who = (c: Context<HttpEnv>): string => {
+    const name = c.get('keyName');
+    return name === undefined ? `http:${c.get('scope')}:${c.get('requestId')}` : `key:${name}`;
+  };
 
   // `?status=pending|decided|all` (default pending), `?order=oldest|newest` (default oldest),
   // `?limit=1..100` (default 100), `?after=<id>` (the next page); `next` is the id to page from.

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   formatAgo,
   clipParts,
+  decidedBy,
   formatDuration,
   jsonPreview,
   limitHit,
@@ -58,5 +59,14 @@ describe('console formatting', () => {
     expect(jsonPreview({ k: 'x\u202Ey'.repeat(30) }, 16).parts.filter((p) => p.escaped)).toEqual([
       { text: '\\u202E', escaped: true },
     ]);
+  });
+
+  it('names who decided: a named key by its name, an anonymous key by its scope', () => {
+    expect(decidedBy('key:alice').label).toBe('alice');
+    expect(decidedBy('http:alpha:0b9c6a3e-1f2d-4c5b-9a8e-7d6c5b4a3f21')).toEqual({
+      label: 'a key of scope alpha',
+      detail: 'over the HTTP API, request 0b9c6a3e-1f2d-4c5b-9a8e-7d6c5b4a3f21',
+    });
+    expect(decidedBy('mcp-elicitation:claude').label).toBe('claude (MCP elicitation)');
   });
 });

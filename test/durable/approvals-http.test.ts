@@ -12,6 +12,8 @@ import { storeKinds } from './stores.js';
 
 const KEY_A = 'key-alpha-0123456789abcdef';
 const KEY_B = 'key-beta-0123456789abcdef';
+const KEY_ALICE = 'key-alice-0123456789abcdef';
+const audit: string[] = [];
 const sqlite = storeKinds()[0]!;
 
 let runtime: DurableRuntime;
@@ -68,6 +70,7 @@ beforeAll(async () => {
   runtime = await createDurableRuntime({
     store: await sqlite.open({ pollMs: 100 }),
     scopes: { alpha: { mode: 'code' }, beta: { mode: 'code' } },
+    audit: { write: (line) => audit.push(line) },
     tools: [
       defineTool({
         name: 'kv.delete',
@@ -89,6 +92,7 @@ beforeAll(async () => {
     apiKeys: [
       { key: KEY_A, scope: 'alpha' },
       { key: KEY_B, scope: 'beta' },
+      { key: KEY_ALICE, scope: 'alpha', name: 'alice' },
     ],
     runs: runtime.runs,
   }).app;
@@ -179,4 +183,47 @@ describe('approvals over HTTP, bounded and pushed', () => {
       ac.abort();
     }
   }, 60_000);
+
+  it('names a named key as the decider, in the API and in the audit, instead of a request id', async () => {
+    const res = await post(KEY_A, '/v1/runs', {
+      code: "await tools.kv.delete({ key: 'named' });\nawait tools.kv.delete({ key: 'anon' });",
+      description: 'who decides',
+    });
+    const runId = ((await res.json()) as { id: string }).id;
+    const next = (): Promise<{ id: string }> =>
+      until(async () => {
+        const { approvals } = (await (
+          await request(KEY_A, `/v1/runs/${runId}/approvals`)
+        ).json()) as Page;
+        return approvals.find((a) => a.status === 'pending');
+      });
+    const first = await next();
+    const byAlice = (await (
+      await post(KEY_ALICE, `/v1/approvals/${first.id}`, { decision: 'allowed-once' })
+    ).json()) as { approval: { decidedBy: string } };
+    expect(byAlice.approval.decidedBy).toBe('key:alice');
+    const second = await next();
+    const byKey = (await (
+      await post(KEY_A, `/v1/approvals/${second.id}`, { decision: 'allowed-once' })
+    ).json()) as { approval: { decidedBy: string } };
+    expect(byKey.approval.decidedBy).toMatch(/^http:alpha:[0-9a-f-]{36}$/);
+    const decided = await until(async () => {
+      const lines = audit
+        .map((l) => JSON.parse(l) as { type: string; name: string; decidedBy?: string })
+        .filter((e) => e.type === 'approval/decided' && e.name === 'kv.delete');
+      return lines.length >= 2 ? lines : undefined;
+    });
+    expect(decided.map((e) => e.decidedBy)).toContain('key:alice');
+  }, 60_000);
+
+  it('refuses a bad or duplicate key name when the app is built', () => {
+    for (const names of [['http:x'], ['a b'], ['alice', 'alice']])
+      expect(() =>
+        buildHttpApp({
+          runtime,
+          defaultScope: 'alpha',
+          apiKeys: names.map((name, i) => ({ key: `k-${i}-0123456789`, scope: 'alpha', name })),
+        }),
+      ).toThrow(/apiKeys\[\d\]\.name/);
+  });
 });
