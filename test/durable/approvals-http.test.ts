@@ -207,11 +207,11 @@ describe('approvals over HTTP, bounded and pushed', () => {
       await post(KEY_A, `/v1/approvals/${second.id}`, { decision: 'allowed-once' })
     ).json()) as { approval: { decidedBy: string } };
     expect(byKey.approval.decidedBy).toMatch(/^http:alpha:[0-9a-f-]{36}$/);
-    const decided = await until(async () => {
+    const decided = await until(() => {
       const lines = audit
         .map((l) => JSON.parse(l) as { type: string; name: string; decidedBy?: string })
         .filter((e) => e.type === 'approval/decided' && e.name === 'kv.delete');
-      return lines.length >= 2 ? lines : undefined;
+      return Promise.resolve(lines.length >= 2 ? lines : undefined);
     });
     expect(decided.map((e) => e.decidedBy)).toContain('key:alice');
   }, 60_000);
