@@ -9,6 +9,8 @@ import { h } from '../dom.js';
 import { ApprovalsTable } from './approvals-table.js';
 import { every, type View, type ViewContext } from './view.js';
 
+/** How many pending approvals the view shows (the API's page). */
+const PENDING_PAGE = 100;
 /** How many decided approvals a page shows. */
 const DECIDED_PAGE = 20;
 /** How often the "Asked" times are re-rendered (no request). */
@@ -34,6 +36,8 @@ export function approvalsView(ctx: ViewContext): View {
     },
     'Show older decisions',
   );
+  const more = h('p', { class: 'muted', data: { testid: 'more-pending' } });
+  more.hidden = true;
   const table = new ApprovalsTable(ctx, { showRun: true, onDecided: () => void read() }, older);
   const draw = (): void => {
     table.update(pending, decided);
@@ -51,7 +55,7 @@ export function approvalsView(ctx: ViewContext): View {
         again = false;
         try {
           const [p, d] = await Promise.all([
-            ctx.api.listApprovals({ status: 'pending', limit: 100 }, signal),
+            ctx.api.listApprovals({ status: 'pending', limit: PENDING_PAGE }, signal),
             ctx.api.listApprovals(
               { status: 'decided', order: 'newest', limit: Math.max(DECIDED_PAGE, decided.length) },
               signal,
@@ -90,7 +94,16 @@ export function approvalsView(ctx: ViewContext): View {
   // Read again whenever the pushed pending set differs from the one shown (a read in flight
   // is followed by one more).
   const stopFeed = ctx.onPending((ids) => {
-    if (reading !== undefined || ids.slice(0, 100).join(',') !== pending.map((a) => a.id).join(','))
+    // More pending than one page: say so (the oldest are shown; deciding them brings the rest).
+    more.textContent =
+      ids.length > PENDING_PAGE
+        ? `Showing the oldest ${PENDING_PAGE} of ${ids.length} pending approvals.`
+        : '';
+    more.hidden = ids.length <= PENDING_PAGE;
+    if (
+      reading !== undefined ||
+      ids.slice(0, PENDING_PAGE).join(',') !== pending.map((a) => a.id).join(',')
+    )
       void read();
   });
   const stopTick = every(TICK_MS, () => {
@@ -101,7 +114,7 @@ export function approvalsView(ctx: ViewContext): View {
     'section',
     { class: 'approvals' },
     h('div', { class: 'toolbar' }, h('h2', {}, 'Approvals')),
-    h('div', { class: 'card' }, table.root),
+    h('div', { class: 'card' }, more, table.root),
   );
   return {
     root,
