@@ -40,6 +40,8 @@ export interface CallView {
 export interface ApprovalView {
   id: string;
   runId: string;
+  /** The executor id of the asking call (a timeline row's `callId`). */
+  callKey?: string | undefined;
   tool: string;
   args: unknown;
   scope: string;
@@ -135,14 +137,29 @@ export class Api {
     return this.request('POST', `/v1/runs/${encodeURIComponent(id)}/cancel`);
   }
 
-  async listApprovals(all: boolean, signal?: AbortSignal): Promise<ApprovalView[]> {
-    const out = await this.request<{ approvals?: ApprovalView[] }>(
+  /** One page of the scope's approvals (`GET /v1/approvals`, at most 100; `next` pages on). */
+  async listApprovals(
+    query: {
+      status?: 'pending' | 'decided' | 'all';
+      order?: 'oldest' | 'newest';
+      limit?: number;
+      after?: string | undefined;
+    },
+    signal?: AbortSignal,
+  ): Promise<{ approvals: ApprovalView[]; next: string | undefined }> {
+    const q = new URLSearchParams();
+    if (query.status) q.set('status', query.status);
+    if (query.order) q.set('order', query.order);
+    if (query.limit !== undefined) q.set('limit', String(query.limit));
+    if (query.after !== undefined) q.set('after', query.after);
+    const qs = q.toString();
+    const out = await this.request<{ approvals?: ApprovalView[]; next?: string | null }>(
       'GET',
-      `/v1/approvals${all ? '?status=all' : ''}`,
+      `/v1/approvals${qs === '' ? '' : `?${qs}`}`,
       undefined,
       signal,
     );
-    return out.approvals ?? [];
+    return { approvals: out.approvals ?? [], next: out.next ?? undefined };
   }
 
   async runApprovals(id: string, signal?: AbortSignal): Promise<ApprovalView[]> {
@@ -171,8 +188,18 @@ export class Api {
    * lost or repeated.
    * @param onState told when the stream is live, reconnecting, or failed for good (with the error).
    */
-  async followEvents(
+  followEvents(
     runId: string,
+    onEvent: (event: SseEvent) => 'stop' | void,
+    onState: (state: 'live' | 'reconnecting' | 'closed', error?: ApiError) => void,
+    signal: AbortSignal,
+  ): Promise<void> {
+    return this.follow(`/v1/runs/${encodeURIComponent(runId)}/events`, onEvent, onState, signal);
+  }
+
+  /** Follows an event stream of the API (see {@link followEvents}): reconnects, resumes, never throws. */
+  async follow(
+    path: string,
     onEvent: (event: SseEvent) => 'stop' | void,
     onState: (state: 'live' | 'reconnecting' | 'closed', error?: ApiError) => void,
     signal: AbortSignal,
@@ -182,7 +209,7 @@ export class Api {
     while (!signal.aborted) {
       const parser = new SseParser(lastEventId);
       try {
-        const res = await fetch(`${this.base}/v1/runs/${encodeURIComponent(runId)}/events`, {
+        const res = await fetch(`${this.base}${path}`, {
           headers: this.headers({
             Accept: 'text/event-stream',
             ...(lastEventId === '' ? {} : { 'Last-Event-ID': lastEventId }),

@@ -49,13 +49,33 @@ function jsonParts(value: unknown, space?: number): VisiblePart[] {
   }
 }
 
+/**
+ * Shown pieces cut to at most `max` characters with an ellipsis: an escape is kept whole (and
+ * marked) or left out, never cut.
+ */
+export function clipParts(parts: readonly VisiblePart[], max: number): Shown {
+  const total = parts.reduce((n, p) => n + p.text.length, 0);
+  if (total <= max) return new Shown(parts);
+  const out: VisiblePart[] = [];
+  let left = max - 1;
+  for (const p of parts) {
+    if (left <= 0) break;
+    if (p.text.length <= left) {
+      out.push(p);
+      left -= p.text.length;
+    } else {
+      if (!p.escaped)
+        out.push({ text: clipVisible(p.text, left + 1).slice(0, -1), escaped: false });
+      break;
+    }
+  }
+  out.push({ text: '…', escaped: false });
+  return new Shown(out);
+}
+
 /** One-line JSON, cut to `max` characters with an ellipsis (never inside an escape). */
 export function jsonPreview(value: unknown, max = 120): Shown {
-  const parts = jsonParts(value);
-  const text = parts.map((p) => p.text).join('');
-  return text.length > max
-    ? new Shown([{ text: clipVisible(text, max), escaped: false }])
-    : new Shown(parts);
+  return clipParts(jsonParts(value), max);
 }
 
 /** Indented JSON. */
@@ -115,8 +135,9 @@ export function isFinal(status: string): boolean {
 
 /**
  * Who decided an approval, readable: `http:<scope>:<request id>` (a decision posted to the API) is
- * "a key of scope <scope>" with the request id as detail; `mcp-elicitation:<client>` is "<client>
- * (MCP elicitation)"; anything else (a named key, a library approver) as it is.
+ * "a key of scope <scope>" with the request id as detail; `key:<name>` (a named key) is "<name>";
+ * `mcp-elicitation:<client>` is "<client> (MCP elicitation)"; anything else (a library approver)
+ * as it is.
  */
 export function decidedBy(by: string | undefined): { label: string; detail: string } {
   if (by === undefined || by === '') return { label: '–', detail: '' };
@@ -126,6 +147,8 @@ export function decidedBy(by: string | undefined): { label: string; detail: stri
       label: `a key of scope ${http[1]!}`,
       detail: `over the HTTP API, request ${http[2]!}`,
     };
+  const named = /^key:(.+)$/.exec(by);
+  if (named) return { label: named[1]!, detail: 'a named API key, over the HTTP API' };
   const mcp = /^mcp-elicitation:(.*)$/.exec(by);
   if (mcp) return { label: `${mcp[1] || 'client'} (MCP elicitation)`, detail: by };
   return { label: by, detail: by };

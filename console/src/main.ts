@@ -10,7 +10,8 @@ import { approvalsView } from './views/approvals.js';
 import { loginView } from './views/login.js';
 import { runView } from './views/run.js';
 import { runsView } from './views/runs.js';
-import { every, type View, type ViewContext } from './views/view.js';
+import { type View, type ViewContext } from './views/view.js';
+import { PendingFeed } from './pending-feed.js';
 
 const app = document.getElementById('app');
 const header = document.getElementById('header');
@@ -18,7 +19,7 @@ if (!app || !header) throw new Error('the console page is missing #app or #heade
 
 let api: Api | undefined;
 let current: View | undefined;
-let stopBadge: (() => void) | undefined;
+let feed: PendingFeed | undefined;
 const banner = h('div', { class: 'banner', attrs: { role: 'alert' }, data: { testid: 'banner' } });
 const badge = h('span', { class: 'count', data: { testid: 'pending-count' } });
 
@@ -43,9 +44,7 @@ const ctx = (): ViewContext => ({
           : 'unexpected error',
     );
   },
-  pendingApprovals(count) {
-    badge.textContent = count > 0 ? String(count) : '';
-  },
+  onPending: (listener) => feed?.subscribe(listener) ?? (() => undefined),
 });
 
 function drawHeader(): void {
@@ -96,24 +95,21 @@ function route(): void {
 function signIn(next: Api): void {
   api = next;
   drawHeader();
-  stopBadge?.();
-  // The pending count in the nav, whatever the view.
-  stopBadge = every(3_000, async (signal) => {
-    if (!api) return;
-    try {
-      const list = await api.listApprovals(false, signal);
-      ctx().pendingApprovals(list.length);
-    } catch (err) {
-      // No approvals API on this server (durable runs off): stop asking.
-      if (err instanceof ApiError && err.status === 404) stopBadge?.();
-    }
+  feed?.close();
+  // The pending count in the nav, whatever the view, pushed by the server (no polling).
+  feed = new PendingFeed(next, (error) => {
+    if (error?.status === 401) signOut('The key was refused: sign in again.');
+  });
+  feed.subscribe((ids) => {
+    badge.textContent = ids.length > 0 ? String(ids.length) : '';
   });
   route();
 }
 
 function signOut(reason?: string): void {
   storeKey(undefined);
-  stopBadge?.();
+  feed?.close();
+  feed = undefined;
   current?.dispose();
   current = undefined;
   api = undefined;

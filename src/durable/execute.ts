@@ -32,6 +32,8 @@ export interface ExecuteDurablyOptions extends JournalOptions {
   callId?: string | undefined;
   /** A run slot already taken for this life (`Runtime.reserveRun`). @default the runner waits for one */
   slot?: (() => void) | undefined;
+  /** Told when the body of nested call `callId` starts (its start is journaled): it leaves the queue. */
+  onBodyStart?: ((callId: string) => void) | undefined;
 }
 
 /** The run_code call id a durable run executes as. */
@@ -73,7 +75,10 @@ export async function executeDurably(
   const detach = attachDurableSeam(callId, {
     tape: journal.tape,
     call: (name, args, trace, exec) => journal.call(name, args, trace, exec),
-    bodyStarts: (id) => journal.bodyStarts(id),
+    bodyStarts: async (id) => {
+      await journal.bodyStarts(id);
+      options.onBodyStart?.(id);
+    },
     slot: options.slot,
   });
   try {

@@ -129,6 +129,8 @@ export function startLife(
       signal: life,
       callId: runCallIdOf(id),
       slot,
+      // The console tells a queued call from a running one by this event (decision 023).
+      onBodyStart: (callId) => void appendInOrder(deps, run, 'call-running', { callId }),
       onBodies: (n) => {
         bodies = n;
         watch();

@@ -504,10 +504,12 @@ export async function createSqlStore(
       }
       if (f.after !== undefined)
         where.push(
-          `ord > coalesce((SELECT ord FROM ${s}.approvals WHERE id = $${params.push(f.after)}), 0)`,
+          f.newestFirst
+            ? `ord < coalesce((SELECT ord FROM ${s}.approvals WHERE id = $${params.push(f.after)}), 9223372036854775807)`
+            : `ord > coalesce((SELECT ord FROM ${s}.approvals WHERE id = $${params.push(f.after)}), 0)`,
         );
       const rows = await query(
-        `SELECT * FROM ${s}.approvals${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ord LIMIT ${clamp(f.limit)}`,
+        `SELECT * FROM ${s}.approvals${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ord${f.newestFirst ? ' DESC' : ''} LIMIT ${clamp(f.limit)}`,
         params,
       );
       return rows.map(toApproval);

@@ -578,9 +578,14 @@ export function openSqliteStore(options: SqliteStoreOptions = {}): RunStore {
           params.push(...f.status);
         }
         if (f.after !== undefined)
-          cond('ord > coalesce((SELECT ord FROM approvals WHERE id = ?), 0)', f.after);
+          cond(
+            f.newestFirst
+              ? 'ord < coalesce((SELECT ord FROM approvals WHERE id = ?), 9007199254740991)'
+              : 'ord > coalesce((SELECT ord FROM approvals WHERE id = ?), 0)',
+            f.after,
+          );
         return all(
-          `SELECT * FROM approvals${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ord LIMIT ${clamp(f.limit)}`,
+          `SELECT * FROM approvals${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ord${f.newestFirst ? ' DESC' : ''} LIMIT ${clamp(f.limit)}`,
           ...params,
         ).map(approvalOf);
       }),

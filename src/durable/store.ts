@@ -231,13 +231,15 @@ export interface NewApproval {
   expiresAt?: number | undefined;
 }
 
-/** Which approvals {@link RunStore.listApprovals} returns (oldest first). */
+/** Which approvals {@link RunStore.listApprovals} returns (in creation order, oldest first unless asked). */
 export interface ApprovalFilter {
   scope?: string | undefined;
   runId?: string | undefined;
   status?: readonly ApprovalStatus[] | undefined;
   /** Only approvals after this one in the list order (paging). */
   after?: string | undefined;
+  /** Newest first instead of oldest first (`after` then pages to older ones). @default false */
+  newestFirst?: boolean | undefined;
   /** @default 100 */
   limit?: number | undefined;
 }

@@ -4,19 +4,54 @@
  * it. Every runner dispatches through {@link recordingDispatch}.
  */
 import type { ToolResult } from '../executor/types.js';
+import type { JsonValue } from '../json.js';
 import type { CallTrace } from '../sandbox/types.js';
 import { isReplayed } from './durable-seam.js';
-import type { CallLine, RunnerContext } from './types.js';
+import type { CallLine, CallWatch, RunnerContext } from './types.js';
+
+/** The most characters of a call's arguments a `call-start` event carries (as JSON). */
+export const MAX_EVENT_ARGS_CHARS = 2_000;
+
+/**
+ * The arguments as a progress event carries them: the JSON value when it is short enough, else
+ * `{ truncated: true, chars, head }` (the audit's shape), undefined for no arguments or a value
+ * JSON cannot hold.
+ */
+export function eventArgs(args: unknown): JsonValue | undefined {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(args);
+  } catch {
+    return undefined;
+  }
+  if (text === undefined) return undefined;
+  if (text.length <= MAX_EVENT_ARGS_CHARS) return JSON.parse(text) as JsonValue;
+  return { truncated: true, chars: text.length, head: text.slice(0, MAX_EVENT_ARGS_CHARS) };
+}
 
 /** `ctx.dispatch`, recording each call into `calls` and announcing it through `ctx.emit`. */
 export function recordingDispatch(
   ctx: Pick<RunnerContext, 'dispatch' | 'emit'>,
   calls: CallLine[],
 ): (name: string, args: unknown, signal?: AbortSignal, trace?: CallTrace) => Promise<ToolResult> {
+  let arrivals = 0;
   return async (name, args, signal, trace) => {
     const started = performance.now();
-    ctx.emit({ type: 'call-start', name });
-    const r = await ctx.dispatch(name, args, signal, trace);
+    // The call's number in arrival (program) order: call-start and call-end of one call share it.
+    const seq = ++arrivals;
+    // A durable run names the executor call synchronously, as the dispatch starts (approvals
+    // carry that id as their callKey: the console matches them by it).
+    let callId: string | undefined;
+    const watch: CallWatch = { id: (id) => (callId = id) };
+    const pending = ctx.dispatch(name, args, signal, trace, watch);
+    ctx.emit({
+      type: 'call-start',
+      name,
+      seq,
+      args: eventArgs(args),
+      ...(callId === undefined ? {} : { callId }),
+    });
+    const r = await pending;
     const durationMs = performance.now() - started;
     const line: CallLine = r.ok
       ? { name, ok: true, durationMs }
@@ -25,6 +60,7 @@ export function recordingDispatch(
     ctx.emit({
       type: 'call-end',
       name,
+      seq,
       ok: line.ok,
       code: line.code,
       durationMs,

@@ -67,10 +67,13 @@ export function createRunCodeTool(options: RunCodeToolOptions): ResolvedTool<Tra
         parentToken,
         durable: seam?.tape,
         reserved: seam?.slot,
-        dispatch: (name, callArgs, callSignal, trace) =>
+        dispatch: (name, callArgs, callSignal, trace, watch) =>
           seam === undefined || trace === undefined
             ? execute(name, callArgs, callSignal)
-            : seam.call(name, callArgs, trace, (id) => execute(name, callArgs, callSignal, id)),
+            : seam.call(name, callArgs, trace, (id) => {
+                watch?.id(id);
+                return execute(name, callArgs, callSignal, id);
+              }),
         emit: (event) => options.onProgress?.(callId, event),
         sdk: () => options.sdkFor(scope),
         clock: options.executor.clockOf(parentToken),

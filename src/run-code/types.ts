@@ -95,6 +95,7 @@ export interface RunnerContext {
     args: unknown,
     signal?: AbortSignal,
     trace?: CallTrace,
+    watch?: CallWatch,
   ): Promise<ToolResult>;
   /** Streams progress (logs, call start/end) as it happens. */
   emit(event: RunProgressEvent): void;
@@ -117,14 +118,30 @@ export interface ScopeSdk {
   bindings: readonly { path: readonly string[]; tool: string }[];
 }
 
+/** What a dispatch tells its caller about the call as it goes. */
+export interface CallWatch {
+  /** The executor call id the call runs as, when the dispatch chooses it (durable runs). */
+  id(callId: string): void;
+}
+
 /** Progress events of one run, for streaming interfaces. */
 export type RunProgressEvent =
   | { type: 'typecheck'; ok: boolean; ms: number; diagnostics: number }
   | { type: 'log'; level: LogLine['level']; text: string }
-  | { type: 'call-start'; name: string }
+  | {
+      type: 'call-start';
+      name: string;
+      /** The call's number in the run, in arrival (program) order, from 1; its call-end has the same. */
+      seq: number;
+      /** The arguments, bounded (`eventArgs` in call-record.ts). */
+      args: JsonValue | undefined;
+      /** The executor's id of the call when known at its start (a durable run's: approvals' callKey). */
+      callId?: string | undefined;
+    }
   | {
       type: 'call-end';
       name: string;
+      seq: number;
       ok: boolean;
       code: ErrorCode | undefined;
       durationMs: number;

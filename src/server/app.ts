@@ -16,6 +16,7 @@ import { errorResponse, thrownResponse, type HttpEnv } from './respond.js';
 import { callRoutes } from './routes-calls.js';
 import { catalogRoutes } from './routes-catalog.js';
 import { consoleRoutes, type ConsoleOptions } from './console.js';
+import { approvalRoutes } from './routes-approvals.js';
 import { runRoutes } from './routes-runs.js';
 import type { RunManager } from '../durable/runs.js';
 
@@ -71,6 +72,7 @@ const ROUTES = new Set([
   '/v1/prompt',
   '/v1/runs',
   '/v1/approvals',
+  '/v1/approvals/events',
 ]);
 
 const scopeProblem = (runtime: Runtime, scope: string): string | undefined => {
@@ -201,6 +203,7 @@ export function buildHttpApp(options: HttpAppOptions): HttpAppParts {
       return errorResponse(c, r.code, r.message, undefined, r.headers);
     }
     c.set('scope', auth.scope);
+    c.set('keyName', auth.name);
     await next();
   });
   const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;
@@ -222,7 +225,10 @@ export function buildHttpApp(options: HttpAppOptions): HttpAppParts {
   callRoutes(app, { runtime, inflight, metrics });
   catalogRoutes(app, runtime);
   if (options.console) consoleRoutes(app, options.console);
-  if (options.runs) runRoutes(app, { runs: options.runs });
+  if (options.runs) {
+    runRoutes(app, { runs: options.runs });
+    approvalRoutes(app, { runs: options.runs });
+  }
 
   app.notFound((c) => errorResponse(c, 'NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`));
   app.onError((err, c) => {

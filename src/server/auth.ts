@@ -8,11 +8,17 @@ import { BlockList, isIP } from 'node:net';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
 import { IsocodeError } from '../index.js';
+import { KEY_NAME } from '../sources/config-schema.js';
 
 /** An API key and the scope its requests run in. */
 export interface ApiKey {
   key: string;
   scope: string;
+  /**
+   * Who holds the key (a person or a system; 1 to 64 of `A-Z a-z 0-9 . _ @ -`): approvals it
+   * decides are by `key:<name>` instead of `http:<scope>:<request id>`. @default none
+   */
+  name?: string | undefined;
 }
 
 /** Loopback IP ranges: 127.0.0.0/8 and ::1 (IPv4-mapped `::ffff:127.x.y.z` in any spelling matches too). */
@@ -93,7 +99,7 @@ export function requestFacts<C extends Context>(c: C): RequestFacts {
 
 /** What authentication decided about a request. `tenant` identifies the key (or `anonymous`). */
 export type AuthOutcome =
-  | { ok: true; scope: string; tenant: string; anonymous: boolean }
+  | { ok: true; scope: string; tenant: string; anonymous: boolean; name?: string | undefined }
   | { ok: false; reason: 'missing' | 'invalid' | 'not-loopback' };
 
 /** Options of {@link createAuthenticator}. */
@@ -124,6 +130,7 @@ export function createAuthenticator(
     hash: digest(k.key),
     scope: k.scope,
     tenant: `key-${i}`,
+    name: k.name,
   }));
   return (request) => {
     const { authorization } = request;
@@ -144,7 +151,13 @@ export function createAuthenticator(
     for (const k of keys) if (timingSafeEqual(presented, k.hash) && found === undefined) found = k;
     return found === undefined
       ? { ok: false, reason: 'invalid' }
-      : { ok: true, scope: found.scope, tenant: found.tenant, anonymous: false };
+      : {
+          ok: true,
+          scope: found.scope,
+          tenant: found.tenant,
+          anonymous: false,
+          ...(found.name === undefined ? {} : { name: found.name }),
+        };
   };
 }
 
@@ -181,7 +194,17 @@ export function refusal(reason: 'missing' | 'invalid' | 'not-loopback'): {
 export function apiKeyProblems(keys: readonly ApiKey[]): string[] {
   const problems: string[] = [];
   const seen = new Set<string>();
+  const names = new Set<string>();
   keys.forEach((k, i) => {
+    if (k.name !== undefined) {
+      if (typeof k.name !== 'string' || !KEY_NAME.test(k.name))
+        problems.push(
+          `apiKeys[${i}].name: a key name is 1 to 64 of A-Z a-z 0-9 . _ @ - (starting with a letter or digit)`,
+        );
+      else if (names.has(k.name))
+        problems.push(`apiKeys[${i}].name: the same name is listed twice`);
+      else names.add(k.name);
+    }
     if (typeof k.key !== 'string' || k.key === '' || /\s/.test(k.key))
       problems.push(`apiKeys[${i}]: a key must be a non-empty string without whitespace`);
     else if (seen.has(k.key)) problems.push(`apiKeys[${i}]: the same key is listed twice`);

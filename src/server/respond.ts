@@ -13,6 +13,8 @@ export interface HttpEnv {
     signal: AbortSignal;
     /** The scope the caller's key is bound to. */
     scope: string;
+    /** The name of the caller's key, when it has one (`ApiKey.name`). */
+    keyName: string | undefined;
   };
 }
 

@@ -1,23 +1,16 @@
 /**
  * Durable runs over HTTP: `POST /v1/runs` (start in the background, 202), `GET /v1/runs` (the
  * scope's runs, newest first), `GET /v1/runs/:id`,
- * `GET /v1/runs/:id/events` (SSE, resumable with `Last-Event-ID`), `POST /v1/runs/:id/cancel`, and
- * the approvals: `GET /v1/approvals`, `GET /v1/runs/:id/approvals`, `POST /v1/approvals/:id` and the
- * batch `POST /v1/approvals`. A run or approval of another scope is 404, exactly like an unknown one.
+ * `GET /v1/runs/:id/events` (SSE, resumable with `Last-Event-ID`), `POST /v1/runs/:id/cancel` and
+ * `GET /v1/runs/:id/approvals` (the other approval routes: routes-approvals.ts). A run of another
+ * scope is 404, exactly like an unknown one.
  */
 import type { Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
 import type { Resolution, RunManager } from '../durable/runs.js';
 import { MAX_LISTED_RUNS } from '../durable/run-view.js';
-import {
-  isFinalStatus,
-  RUN_STATUSES,
-  type ApprovalRecord,
-  type RunEvent,
-  type RunStatus,
-} from '../durable/store.js';
-import { IsocodeError } from '../index.js';
+import { isFinalStatus, RUN_STATUSES, type RunEvent, type RunStatus } from '../durable/store.js';
 import { parseBody } from './body.js';
 import { errorResponse, type HttpEnv } from './respond.js';
 
@@ -43,14 +36,6 @@ const resolveBody = z.strictObject({
 });
 /** RFC 9110 visible ASCII, bounded: what clients (Stripe's convention: a UUID) send. */
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
-const decision = z.enum(['allowed-once', 'rejected']);
-const decideBody = z.strictObject({ decision });
-const batchBody = z.strictObject({
-  decisions: z
-    .array(z.strictObject({ id: z.string().min(1).max(200), decision }))
-    .min(1)
-    .max(100),
-});
 
 const notFound = (c: Context<HttpEnv>, what: string): Response =>
   errorResponse(c, 'NOT_FOUND', `no ${what} with this id in your scope`);
@@ -66,7 +51,6 @@ function resumeAfter(c: Context<HttpEnv>): number {
 export function runRoutes(app: Hono<HttpEnv>, deps: RunRoutesDeps): void {
   const { runs } = deps;
   const { store } = runs;
-  const who = (c: Context<HttpEnv>): string => `http:${c.get('scope')}:${c.get('requestId')}`;
 
   app.post('/v1/runs', async (c) => {
     const body = await parseBody(c.req, startBody);
@@ -150,52 +134,6 @@ export function runRoutes(app: Hono<HttpEnv>, deps: RunRoutesDeps): void {
     const id = c.req.param('id');
     if (!(await store.getRun(id, c.get('scope')))) return notFound(c, 'run');
     return c.json({ approvals: await store.listApprovals({ runId: id, scope: c.get('scope') }) });
-  });
-
-  app.get('/v1/approvals', async (c) => {
-    const all = c.req.query('status') === 'all';
-    const approvals = await store.listApprovals({
-      scope: c.get('scope'),
-      ...(all ? {} : { status: ['pending'] as const }),
-    });
-    return c.json({ approvals });
-  });
-
-  const decide = async (
-    id: string,
-    status: 'allowed-once' | 'rejected',
-    c: Context<HttpEnv>,
-  ): Promise<{ approval: ApprovalRecord; applied: boolean } | undefined> => {
-    const scope = c.get('scope');
-    const decided = await store.decideApproval(id, status, who(c), scope);
-    if (decided) return { approval: decided, applied: true };
-    const existing = await store.getApproval(id, scope);
-    return existing && { approval: existing, applied: false };
-  };
-
-  app.post('/v1/approvals/:id', async (c) => {
-    const body = await parseBody(c.req, decideBody);
-    const out = await decide(c.req.param('id'), body.decision, c);
-    return out ? c.json(out) : notFound(c, 'approval');
-  });
-
-  app.post('/v1/approvals', async (c) => {
-    const body = await parseBody(c.req, batchBody);
-    const ids = body.decisions.map((d) => d.id);
-    if (new Set(ids).size !== ids.length)
-      throw new IsocodeError('BAD_REQUEST', 'an approval is listed twice in the batch');
-    const results = await Promise.all(
-      body.decisions.map(async (d) => {
-        const out = await decide(d.id, d.decision, c);
-        return out
-          ? { id: d.id, ...out }
-          : {
-              id: d.id,
-              error: { code: 'NOT_FOUND', message: 'no approval with this id in your scope' },
-            };
-      }),
-    );
-    return c.json({ results });
   });
 
   app.get('/v1/runs/:id/events', async (c) => {

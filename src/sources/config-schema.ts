@@ -69,8 +69,22 @@ export const scopeSchema = z.strictObject({
   limits: limitsSchema.optional(),
 });
 
+/** A key's name (who holds it), as the audit and the console show it. */
+export const KEY_NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
+
 const apiKeySchema = z
-  .strictObject({ key: nonEmpty.optional(), keyEnv: envName.optional(), scope: scopeName })
+  .strictObject({
+    key: nonEmpty.optional(),
+    keyEnv: envName.optional(),
+    scope: scopeName,
+    name: z
+      .string()
+      .regex(
+        KEY_NAME,
+        'a key name is 1 to 64 of A-Z a-z 0-9 . _ @ - (starting with a letter or digit)',
+      )
+      .optional(),
+  })
   .superRefine((v, ctx) => {
     if ((v.key === undefined) === (v.keyEnv === undefined)) {
       ctx.addIssue({

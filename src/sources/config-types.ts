@@ -172,6 +172,8 @@ export interface LiteralApiKeyConfig {
   key: string;
   /** The scope a request with this key runs in. */
   scope: string;
+  /** Who holds the key (a person or a system): named as the decider of approvals and in the audit. @default none */
+  name?: string | undefined;
 }
 
 /** An API key read from an environment variable when the server starts. */
@@ -180,6 +182,8 @@ export interface EnvApiKeyConfig {
   keyEnv: string;
   /** The scope a request with this key runs in. */
   scope: string;
+  /** See {@link LiteralApiKeyConfig.name}. */
+  name?: string | undefined;
 }
 
 /** One API key of the HTTP service. */

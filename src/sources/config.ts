@@ -232,7 +232,17 @@ export function parseConfig(
   if (!Object.hasOwn(scopes, top.defaultScope))
     list.add(['defaultScope'], `unknown scope "${top.defaultScope}" (not in scopes)`);
   const literalKeys = new Map<string, number>();
+  const names = new Map<string, number>();
   top.server.apiKeys.forEach((k, i) => {
+    if (k.name !== undefined) {
+      const previous = names.get(k.name);
+      if (previous !== undefined)
+        list.add(
+          ['server', 'apiKeys', i, 'name'],
+          `duplicate key name (also server.apiKeys[${previous}])`,
+        );
+      else names.set(k.name, i);
+    }
     if (!Object.hasOwn(scopes, k.scope))
       list.add(['server', 'apiKeys', i, 'scope'], `unknown scope "${k.scope}"`);
     if (k.key !== undefined) {
@@ -292,11 +302,11 @@ export function parseConfig(
     server: {
       host: top.server.host,
       port: top.server.port,
-      apiKeys: top.server.apiKeys.map((k) =>
-        k.key !== undefined
-          ? { key: k.key, scope: k.scope }
-          : { keyEnv: k.keyEnv ?? '', scope: k.scope },
-      ),
+      apiKeys: top.server.apiKeys.map((k) => ({
+        ...(k.key !== undefined ? { key: k.key } : { keyEnv: k.keyEnv ?? '' }),
+        scope: k.scope,
+        ...(k.name === undefined ? {} : { name: k.name }),
+      })),
       maxBodyBytes: top.server.maxBodyBytes,
       console: top.server.console,
     },
@@ -364,6 +374,7 @@ export async function loadConfig(
 export interface ResolvedApiKey {
   key: string;
   scope: string;
+  name?: string | undefined;
 }
 
 /**
@@ -376,7 +387,8 @@ export function resolveApiKeys(
 ): ResolvedApiKey[] {
   const issues: ConfigIssue[] = [];
   const keys = config.server.apiKeys.flatMap((k, i): ResolvedApiKey[] => {
-    if ('key' in k) return [{ key: k.key, scope: k.scope }];
+    const named = k.name === undefined ? {} : { name: k.name };
+    if ('key' in k) return [{ key: k.key, scope: k.scope, ...named }];
     const value = env[k.keyEnv];
     if (value === undefined || value === '') {
       issues.push({
@@ -385,7 +397,7 @@ export function resolveApiKeys(
       });
       return [];
     }
-    return [{ key: value, scope: k.scope }];
+    return [{ key: value, scope: k.scope, ...named }];
   });
   if (issues.length > 0) throw invalidConfig(issues, config.configPath);
   return keys;

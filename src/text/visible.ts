@@ -237,6 +237,11 @@ export function visibleJsonText(json: string): string {
     .join('');
 }
 
+/** {@link visibleJsonText} as pieces, the escapes it wrote marked. */
+export function visibleJsonTextParts(json: string): VisiblePart[] {
+  return HIDDEN.test(json) ? partsOf(json, 'code', jsonEscape) : [{ text: json, escaped: false }];
+}
+
 /** {@link visibleJson} as pieces, the escapes it wrote marked. */
 export function visibleJsonParts(value: unknown, space?: number): VisiblePart[] | undefined {
   const json = JSON.stringify(value, null, space);

@@ -5,124 +5,25 @@
  * another tenant sees none of it, in the page and through the API the page calls.
  *
  * Skipped with a visible reason when chromium or the built console is absent, except under CI.
- * `CONSOLE_SCREENSHOTS=1` writes the three views to docs/console/*.png.
+ * The README's screenshots come from `npm run console:screenshots` (scripts/console-screenshots.ts).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT } from '../cli/helpers.js';
+import { chromium } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import {
+  CHROMIUM,
+  CHROMIUM_ARGS,
+  KEY_A,
+  KEY_B,
+  missing,
+  poll,
+  until,
+  useConsole,
+  type SignedIn,
+} from './browser-harness.js';
 import { withServe } from './helpers.js';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const KEY_A = 'console-alpha-key-0123456789abcdef';
-const KEY_B = 'console-beta-key-0123456789abcdef';
-const SHOTS = process.env.CONSOLE_SCREENSHOTS ? join(ROOT, 'docs/console') : undefined;
-
-const missing = !existsSync(CHROMIUM)
-  ? `chromium is not installed at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`
-  : !existsSync(join(ROOT, 'dist/console/console.js'))
-    ? 'the console is not built (run npx tsup)'
-    : undefined;
-if (missing && process.env.CI)
-  throw new Error(`console browser tests cannot run in CI: ${missing}`);
-
-let server: ChildProcess | undefined;
-let url = '';
-let browser: Browser | undefined;
-
-/** Starts the fixture service and resolves with its URL (`ready <url>` on stdout). */
-function startServer(): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--no-node-snapshot', '--import', 'tsx', 'test/console/fixture-server.ts'],
-      {
-        cwd: ROOT,
-        env: { ...process.env, CONSOLE_KEY_A: KEY_A, CONSOLE_KEY_B: KEY_B },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    server = child;
-    let out = '';
-    let err = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      out += d;
-      const m = /^ready (\S+)$/m.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-    child.once('exit', (code) => reject(new Error(`the fixture server exited (${code}): ${err}`)));
-  });
-}
-
-const api = async <T = Record<string, unknown>>(
-  key: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; json: T }> => {
-  const res = await fetch(`${url}${path}`, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, json: (await res.json()) as T };
-};
-
-/** `expect.poll` with a limit that holds on a loaded machine. */
-const poll = <T>(probe: () => T | Promise<T>) =>
-  expect.poll(probe, { timeout: 30_000, interval: 100 });
-
-/** Polls until `probe` gives a value (generous limit; nothing about timing is asserted). */
-async function until<T>(probe: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('condition not reached');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-const startRun = async (code: string, description: string): Promise<string> => {
-  const r = await api<{ id: string }>(KEY_A, '/v1/runs', { code, description });
-  expect(r.status).toBe(202);
-  return r.json.id;
-};
-const statusOf = async (id: string): Promise<string> =>
-  (await api<{ status: string }>(KEY_A, `/v1/runs/${id}`)).json.status;
-
-/** A signed-in page, with every request it makes and every CSP report recorded. */
-async function signedIn(key: string): Promise<{
-  context: BrowserContext;
-  page: Page;
-  requests: { url: string; authorization: string | undefined }[];
-  violations: string[];
-}> {
-  const context = await browser!.newContext({ viewport: { width: 1360, height: 860 } });
-  const page = await context.newPage();
-  const requests: { url: string; authorization: string | undefined }[] = [];
-  const violations: string[] = [];
-  page.on('request', (r) =>
-    requests.push({ url: r.url(), authorization: r.headers()['authorization'] }),
-  );
-  page.on('console', (m) => {
-    if (/Content Security Policy|Refused to/i.test(m.text())) violations.push(m.text());
-  });
-  await page.goto(`${url}/console/`);
-  await page.locator('form.login input[name="key"]').fill(key);
-  await page.locator('form.login button[type="submit"]').click();
-  await poll(() => page.locator('[data-testid="who"]').textContent()).toBe(`key …${key.slice(-4)}`);
-  return { context, page, requests, violations };
-}
-
-const shot = async (page: Page, name: string): Promise<void> => {
-  if (!SHOTS) return;
-  mkdirSync(SHOTS, { recursive: true });
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
-};
 
 const APPROVAL_PROGRAM = `// Stores a value, then deletes another: the delete waits for a human.
 console.log('starting');
@@ -135,26 +36,11 @@ return { done: true, deleted: gone.deleted };`;
 describe.skipIf(missing !== undefined)(
   missing ? `the console in a browser (skipped: ${missing})` : 'the console in a browser',
   () => {
-    let a: Awaited<ReturnType<typeof signedIn>>;
+    const harness = useConsole();
+    const { api, startRun, statusOf } = harness;
+    const signedIn = (key: string): Promise<SignedIn> => harness.signedIn(key);
+    let a: SignedIn;
     let runId = '';
-
-    beforeAll(async () => {
-      url = await startServer();
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        headless: true,
-        args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-      });
-    }, 180_000);
-    afterAll(async () => {
-      await browser?.close();
-      if (server && server.exitCode === null) {
-        const exited = new Promise((r) => server!.once('exit', r));
-        server.kill('SIGTERM');
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-        if (server.exitCode === null) server.kill('SIGKILL');
-      }
-    }, 120_000);
 
     it('signs in with a key and sees a run appear in the list, live', async (ctx) => {
       a = await signedIn(KEY_A);
@@ -167,14 +53,13 @@ describe.skipIf(missing !== undefined)(
       await poll(() => row.locator('[data-status]').getAttribute('data-status')).toBe(
         'waiting-approval',
       );
-      await shot(a.page, 'runs');
     }, 120_000);
 
     it('opens the run, watches a call and a log line arrive, approves, and sees it complete', async () => {
       a ??= await signedIn(KEY_A);
       runId ||= await startRun(APPROVAL_PROGRAM, 'clean up stale keys');
       const { page } = a;
-      await page.goto(`${url}/console/#/runs/${runId}`);
+      await page.goto(`${harness.url()}/console/#/runs/${runId}`);
       const view = await api<{ program?: string }>(KEY_A, `/v1/runs/${runId}`);
       if (typeof view.json.program === 'string') {
         await poll(() => page.locator('.program .source').textContent()).toBe(APPROVAL_PROGRAM);
@@ -194,13 +79,13 @@ describe.skipIf(missing !== undefined)(
               `${await r.getAttribute('data-call')}:${await r.getAttribute('data-state')}`,
           ),
         );
-      await poll(calls).toEqual(['kv.put:ok', 'kv.delete:running']);
+      // The waiting call is the one whose approval is pending (matched by call id, not tool name).
+      await poll(calls).toEqual(['kv.put:ok', 'kv.delete:waiting-approval']);
       expect(await timeline.nth(1).textContent()).toContain('waiting for approval');
       expect(await page.locator('[data-testid="logs"] li').allTextContents()).toEqual([
         'logstarting',
       ]);
       expect(await page.locator('[data-testid="live"]').getAttribute('data-state')).toBe('live');
-      await shot(page, 'run');
       await pending.locator('[data-action="approve"]').click();
       // Arriving live over the event stream: the approved call, a log line, one more call, the result.
       await poll(() => page.locator('[data-testid="logs"] li').allTextContents()).toEqual([
@@ -225,14 +110,13 @@ describe.skipIf(missing !== undefined)(
         `const [x, y] = await Promise.all([tools.kv.delete({ key: 'a' }), tools.kv.delete({ key: 'b' })]);\nreturn [x.deleted, y.deleted];`,
         'delete two keys',
       );
-      await page.goto(`${url}/console/#/approvals`);
+      await page.goto(`${harness.url()}/console/#/approvals`);
       const rows = page.locator(`[data-testid="pending"] tr[data-approval-id]`);
       await poll(() => rows.count()).toBe(2);
       expect(await page.locator('[data-testid="pending-count"]').textContent()).toBe('2');
       for (const box of await rows.locator('input[type="checkbox"]').all()) await box.check();
-      await shot(page, 'approvals');
       const batch = page.waitForRequest(
-        (r) => r.url() === `${url}/v1/approvals` && r.method() === 'POST',
+        (r) => r.url() === `${harness.url()}/v1/approvals` && r.method() === 'POST',
       );
       await page.locator('[data-action="approve-selected"]').click();
       expect(JSON.parse((await batch).postData() ?? '{}')).toMatchObject({
@@ -259,7 +143,7 @@ describe.skipIf(missing !== undefined)(
         'return 1;',
       ].join('\n');
       const id = await startRun(program, 'hostile \u202Etxt.exe');
-      await page.goto(`${url}/console/#/approvals`);
+      await page.goto(`${harness.url()}/console/#/approvals`);
       const row = page.locator(
         `[data-testid="pending"] tr[data-approval-id][data-tool="kv.delete"]`,
       );
@@ -268,10 +152,9 @@ describe.skipIf(missing !== undefined)(
         '{\n  "key": "invoice-\\u202Efdp.exe"\n}',
       );
       expect(await row.locator('pre.json .esc').allTextContents()).toEqual(['\\u202E']);
-      await shot(page, 'approvals-escapes');
       await row.locator('[data-action="approve"]').click();
       // The run page: description, program, logs; then cancel the run parked on the second call.
-      await page.goto(`${url}/console/#/runs/${id}`);
+      await page.goto(`${harness.url()}/console/#/runs/${id}`);
       await page
         .locator('[data-testid="pending"] tr[data-approval-id][data-tool="kv.delete"]')
         .waitFor({ timeout: 30_000 });
@@ -309,7 +192,7 @@ describe.skipIf(missing !== undefined)(
       a ??= await signedIn(KEY_A);
       const { page } = a;
       const id = await startRun(APPROVAL_PROGRAM, 'to be cancelled');
-      await page.goto(`${url}/console/#/runs/${id}`);
+      await page.goto(`${harness.url()}/console/#/runs/${id}`);
       await page
         .locator('tr[data-approval-id][data-tool="kv.delete"]')
         .waitFor({ timeout: 30_000 });
@@ -336,13 +219,11 @@ describe.skipIf(missing !== undefined)(
         await b.page.locator('td.empty').waitFor();
         expect(await b.page.locator('tr[data-run-id]').count()).toBe(0);
       }
-      await b.page.goto(`${url}/console/#/approvals`);
+      await b.page.goto(`${harness.url()}/console/#/approvals`);
       await b.page.locator('[data-testid="no-pending"]').waitFor();
       expect(await b.page.locator('tr[data-approval-id]').count()).toBe(0);
-      await b.page.goto(`${url}/console/#/runs/${runId}`);
-      await poll(() => b.page.locator('[data-testid="banner"]').textContent()).toMatch(
-        /^NOT_FOUND/,
-      );
+      await b.page.goto(`${harness.url()}/console/#/runs/${runId}`);
+      await b.page.locator('[data-testid="not-found"]').waitFor({ timeout: 30_000 });
       expect(await b.page.locator('.program').count()).toBe(0);
       // The API the page calls, with B's key: A's run and approvals do not exist.
       expect((await api(KEY_B, `/v1/runs/${runId}`)).status).toBe(404);
@@ -363,7 +244,7 @@ describe.skipIf(missing !== undefined)(
       ] as const) {
         expect(page.requests.length).toBeGreaterThan(3);
         for (const r of page.requests) {
-          expect(r.url.startsWith(`${url}/`)).toBe(true);
+          expect(r.url.startsWith(`${harness.url()}/`)).toBe(true);
           // The one request without a key is the probe for anonymous loopback access before sign-in.
           if (new URL(r.url).pathname.startsWith('/v1/'))
             expect(
@@ -398,7 +279,7 @@ describe.skipIf(missing !== undefined)(
         const b = await chromium.launch({
           executablePath: CHROMIUM,
           headless: true,
-          args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+          args: CHROMIUM_ARGS,
         });
         try {
           const page = await b.newPage();

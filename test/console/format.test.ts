@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   formatAgo,
+  clipParts,
+  decidedBy,
   formatDuration,
   jsonPreview,
   limitHit,
@@ -37,5 +39,34 @@ describe('console formatting', () => {
     ).toBeUndefined();
     expect(runError({ result: { ok: true, value: 1 } })).toBeUndefined();
     expect(jsonPreview({ a: 'x'.repeat(200) }, 20).text).toHaveLength(20);
+  });
+
+  it('cuts shown text without cutting an escape, which stays marked', () => {
+    const parts = [
+      { text: 'ab', escaped: false },
+      { text: '\\u202E', escaped: true },
+      { text: 'cdef', escaped: false },
+    ];
+    expect(clipParts(parts, 20).parts).toEqual(parts);
+    expect(clipParts(parts, 10).parts).toEqual([
+      parts[0],
+      parts[1],
+      { text: 'c', escaped: false },
+      { text: '…', escaped: false },
+    ]);
+    // No room for the whole escape: it is left out, not cut.
+    expect(clipParts(parts, 5).parts).toEqual([parts[0], { text: '…', escaped: false }]);
+    expect(jsonPreview({ k: 'x\u202Ey'.repeat(30) }, 16).parts.filter((p) => p.escaped)).toEqual([
+      { text: '\\u202E', escaped: true },
+    ]);
+  });
+
+  it('names who decided: a named key by its name, an anonymous key by its scope', () => {
+    expect(decidedBy('key:alice').label).toBe('alice');
+    expect(decidedBy('http:alpha:0b9c6a3e-1f2d-4c5b-9a8e-7d6c5b4a3f21')).toEqual({
+      label: 'a key of scope alpha',
+      detail: 'over the HTTP API, request 0b9c6a3e-1f2d-4c5b-9a8e-7d6c5b4a3f21',
+    });
+    expect(decidedBy('mcp-elicitation:claude').label).toBe('claude (MCP elicitation)');
   });
 });

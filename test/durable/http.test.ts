@@ -272,7 +272,7 @@ describe('durable runs over HTTP', () => {
     expect((await request(KEY_B, `/v1/runs/${id}/events`)).status).toBe(404);
     expect((await request(KEY_B, `/v1/runs/${id}/approvals`)).status).toBe(404);
     expect((await post(KEY_B, `/v1/runs/${id}/cancel`, {})).status).toBe(404);
-    expect(await json(request(KEY_B, '/v1/approvals'))).toEqual({ approvals: [] });
+    expect(await json(request(KEY_B, '/v1/approvals'))).toEqual({ approvals: [], next: null });
     expect(
       (await post(KEY_B, `/v1/approvals/${approval!.id}`, { decision: 'allowed-once' })).status,
     ).toBe(404);

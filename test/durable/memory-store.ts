@@ -316,8 +316,12 @@ export function createMemoryStore(): RunStore {
       return Promise.resolve(a && (scope === undefined || a.scope === scope) ? copy(a) : undefined);
     },
     listApprovals(f = {}) {
+      const ordered = [...approvals.values()];
+      if (f.newestFirst) ordered.reverse();
+      const from = f.after === undefined ? 0 : ordered.findIndex((a) => a.id === f.after) + 1;
       return Promise.resolve(
-        [...approvals.values()]
+        ordered
+          .slice(from)
           .filter(
             (a) =>
               (f.scope === undefined || a.scope === f.scope) &&

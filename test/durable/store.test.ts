@@ -365,6 +365,17 @@ for (const kind of storeKinds()) {
           reason: '',
         });
         expect((await store.listApprovals({ scope: 's' })).map((a) => a.id)).toEqual(['a1', 'a2']);
+        // Newest first, and paging to older ones from an id (the console's decided list).
+        const newest = await store.listApprovals({ scope: 's', newestFirst: true });
+        expect(newest.map((a) => a.id)).toEqual(['a2', 'a1']);
+        expect(
+          (await store.listApprovals({ scope: 's', newestFirst: true, after: 'a2' })).map(
+            (a) => a.id,
+          ),
+        ).toEqual(['a1']);
+        expect(
+          (await store.listApprovals({ scope: 's', newestFirst: true, limit: 1 })).map((a) => a.id),
+        ).toEqual(['a2']);
         expect((await store.listApprovals({ runId: 'r2' })).map((a) => a.id)).toEqual(['b1']);
         expect(await store.getApproval('a1', 't')).toBeUndefined();
 

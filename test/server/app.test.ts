@@ -409,8 +409,18 @@ describe('calls', () => {
     ]);
     expect(events.map((e) => e.id)).toEqual(['0', '1', '2', '3', '4']);
     expect(events[0]!.data).toMatchObject({ type: 'typecheck', ok: true });
-    expect(events[1]!.data).toEqual({ type: 'call-start', name: 'alpha.echo' });
-    expect(events[2]!.data).toMatchObject({ type: 'call-end', name: 'alpha.echo', ok: true });
+    expect(events[1]!.data).toEqual({
+      type: 'call-start',
+      name: 'alpha.echo',
+      seq: 1,
+      args: { text: 'a' },
+    });
+    expect(events[2]!.data).toMatchObject({
+      type: 'call-end',
+      name: 'alpha.echo',
+      seq: 1,
+      ok: true,
+    });
     expect(events[3]!.data).toMatchObject({ type: 'log', text: 'got a' });
     expect(value(events[4]!.data as ToolResult).result).toBe('a');
   });

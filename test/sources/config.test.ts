@@ -384,6 +384,23 @@ describe('parseConfig', () => {
       },
       'server.apiKeys[1].key: duplicate key',
     ],
+    [
+      'duplicate api key names',
+      {
+        server: {
+          apiKeys: [
+            { key: 'k1', scope: 'default', name: 'alice' },
+            { keyEnv: 'K2', scope: 'default', name: 'alice' },
+          ],
+        },
+      },
+      'server.apiKeys[1].name: duplicate key name',
+    ],
+    [
+      'a bad api key name',
+      { server: { apiKeys: [{ key: 'k', scope: 'default', name: 'http:x y' }] } },
+      'server.apiKeys[0].name: a key name is 1 to 64',
+    ],
     ['a bad port', { server: { port: 70000 } }, 'server.port: Too big'],
     ['a bad audit', { audit: { file: 'x' } }, 'audit.file: unknown key'],
   ];
@@ -509,7 +526,7 @@ describe('resolveApiKeys', () => {
         server: {
           apiKeys: [
             { key: 'lit', scope: 'default' },
-            { keyEnv: 'MY_KEY', scope: 'default' },
+            { keyEnv: 'MY_KEY', scope: 'default', name: 'deploy-bot' },
           ],
         },
       },
@@ -517,7 +534,7 @@ describe('resolveApiKeys', () => {
     );
     expect(resolveApiKeys(c, { MY_KEY: 'from-env' })).toEqual([
       { key: 'lit', scope: 'default' },
-      { key: 'from-env', scope: 'default' },
+      { key: 'from-env', scope: 'default', name: 'deploy-bot' },
     ]);
     expect(configError(() => resolveApiKeys(c, {})).message).toBe(
       'invalid config: server.apiKeys[1].keyEnv: environment variable MY_KEY is not set',

@@ -2,46 +2,22 @@
  * One run: its program, the timeline of its nested calls, its logs as they arrive (the run's SSE
  * events), its pending approvals, and the result or the error with its kind; a cancel button.
  */
-import type { ApprovalView, CallView, RunView } from '../api.js';
+import { ApiError, type ApprovalView, type RunView } from '../api.js';
 import { codeBlock, h, replace, statusBadge } from '../dom.js';
 import {
-  type Shown,
   formatDuration,
   formatTime,
   isFinal,
-  jsonPretty,
   jsonPreview,
   limitHit,
   num,
   prop,
-  runError,
   str,
 } from '../format.js';
-import { approvalsTable } from './approvals-table.js';
+import { ApprovalsTable } from './approvals-table.js';
+import { fromResult, showOutcome, type LogLine } from './outcome.js';
 import { Timeline } from './timeline.js';
 import type { View, ViewContext } from './view.js';
-
-interface LogLine {
-  level: string;
-  text: string | Shown;
-}
-
-/** Logs and calls of a settled run's ToolResult (value on success, error details on failure). */
-function fromResult(result: unknown): { logs: LogLine[]; calls: CallView[] } {
-  const holder =
-    prop(result, 'ok') === true ? prop(result, 'value') : prop(prop(result, 'error'), 'details');
-  const logs = prop(holder, 'logs');
-  const calls = prop(holder, 'calls');
-  return {
-    logs: Array.isArray(logs)
-      ? logs.map((l) => ({
-          level: str(prop(l, 'level')) ?? 'log',
-          text: str(prop(l, 'text')) ?? jsonPreview(l),
-        }))
-      : [],
-    calls: Array.isArray(calls) ? (calls as CallView[]) : [],
-  };
-}
 
 /** The run view. */
 export function runView(ctx: ViewContext, id: string): View {
@@ -57,7 +33,7 @@ export function runView(ctx: ViewContext, id: string): View {
   const program = h('div', { class: 'card' });
   const logList = h('ol', { class: 'logs', data: { testid: 'logs' } });
   const outcome = h('div', { class: 'card', data: { testid: 'outcome' } });
-  const approvalsBox = h('div');
+  const approvalsBox = h('div', { class: 'card' });
   const live = h('span', { class: 'live', data: { testid: 'live' } }, 'connecting…');
 
   const drawHeader = (): void => {
@@ -125,77 +101,21 @@ export function runView(ctx: ViewContext, id: string): View {
 
   const drawTimeline = (): void => timeline.draw(approvals);
 
-  const drawOutcome = (): void => {
-    if (!run || !isFinal(run.status)) {
-      replace(
-        outcome,
-        h('h3', {}, 'Result'),
-        h('p', { class: 'muted' }, run ? `The run is ${run.status}.` : 'Loading…'),
-      );
-      return;
-    }
-    const err = runError(run);
-    if (run.status === 'cancelled') {
-      replace(
-        outcome,
-        h('h3', {}, 'Result'),
-        h(
-          'p',
-          { class: 'muted', data: { testid: 'no-result' } },
-          'The run was cancelled: it has no result.',
-        ),
-        err ? h('p', { class: 'muted' }, err.code, ': ', err.message) : null,
-      );
-      return;
-    }
-    if (err) {
-      replace(
-        outcome,
-        h('h3', {}, 'Error'),
-        h(
-          'p',
-          { class: 'error-line' },
-          h('span', { class: 'badge status-failed' }, err.kind ?? err.code),
-          ' ',
-          err.code,
-          ': ',
-          err.message,
-        ),
-      );
-      return;
-    }
-    const value = prop(prop(run.result, 'value'), 'result');
-    if (value === undefined) {
-      replace(
-        outcome,
-        h('h3', {}, 'Result'),
-        h('p', { class: 'muted', data: { testid: 'no-result' } }, 'The run returned no value.'),
-      );
-      return;
-    }
-    replace(
-      outcome,
-      h('h3', {}, 'Result'),
-      h('pre', { class: 'json', data: { testid: 'result' } }, jsonPretty(value)),
-    );
-  };
+  const drawOutcome = (): void => showOutcome(outcome, run);
 
+  const approvalsTable = new ApprovalsTable(ctx, {
+    showRun: false,
+    onDecided: () => void loadApprovals(),
+  });
+  replace(approvalsBox, h('h3', {}, 'Approvals'), approvalsTable.root);
+  approvalsBox.hidden = true;
   const drawApprovals = (): void => {
     drawTimeline();
-    replace(
-      approvalsBox,
-      approvals.length === 0
-        ? null
-        : h(
-            'div',
-            { class: 'card' },
-            h('h3', {}, 'Approvals'),
-            approvalsTable(ctx, approvals, {
-              showRun: false,
-              onDecided: () => void loadApprovals(),
-            }),
-          ),
+    approvalsTable.update(
+      approvals.filter((a) => a.status === 'pending'),
+      approvals.filter((a) => a.status !== 'pending'),
     );
+    approvalsBox.hidden = approvals.length === 0;
   };
 
   const addLog = (line: LogLine): void => {
@@ -213,23 +133,45 @@ export function runView(ctx: ViewContext, id: string): View {
     drawApprovals();
   };
 
-  /** Fills the timeline and logs from a settled result when the events did not carry them. */
+  /**
+   * Once the event stream is over: fills the timeline and logs from the settled result, but only
+   * what no event carried (the stream replays a run from its first event, so a settled run's
+   * lines and calls come from it, each once; the result is the fallback when none did).
+   */
   const backfill = (): void => {
     if (!run || !isFinal(run.status)) return;
     const settled = fromResult(run.result);
-    timeline.backfill(settled.calls, run.calls);
+    timeline.backfill(settled.calls);
     if (logs.length === 0) for (const l of settled.logs) addLog(l);
+    drawTimeline();
+  };
+
+  /** A run that does not exist, or is of another scope (the API cannot tell them apart). */
+  const notFound = (): void => {
+    controller.abort();
+    replace(
+      root,
+      h(
+        'div',
+        { class: 'card not-found', data: { testid: 'not-found' } },
+        h('h2', {}, 'Run not found'),
+        h('p', {}, 'There is no run ', h('span', { class: 'id' }, id), ' in your scope.'),
+        h('p', {}, h('a', { href: '#/runs', data: { action: 'back' } }, '← Back to the runs')),
+      ),
+    );
   };
 
   const loadRun = async (): Promise<void> => {
     try {
       run = await ctx.api.getRun(id, signal);
       ctx.report(undefined);
-      backfill();
       drawAll();
       if (!program.hasChildNodes()) drawProgram();
     } catch (err) {
-      if (!signal.aborted) ctx.report(err);
+      if (signal.aborted) return;
+      if (err instanceof ApiError && err.status === 404 && err.code === 'NOT_FOUND' && !run)
+        return notFound();
+      ctx.report(err);
     }
   };
 
@@ -265,6 +207,10 @@ export function runView(ctx: ViewContext, id: string): View {
         timeline.start(data);
         drawTimeline();
         break;
+      case 'call-running':
+        timeline.running(data);
+        drawTimeline();
+        break;
       case 'call-end':
         timeline.end(data);
         drawTimeline();
@@ -273,15 +219,17 @@ export function runView(ctx: ViewContext, id: string): View {
         void loadApprovals();
         break;
       case 'result':
-        void loadRun();
+        void loadRun().then(backfill);
         return 'stop';
       default:
         break;
     }
   };
 
+  let reconnected = false;
   const follow = async (): Promise<void> => {
     await loadRun();
+    if (signal.aborted) return;
     await loadApprovals();
     if (signal.aborted) return;
     await ctx.api.followEvents(
@@ -299,13 +247,24 @@ export function runView(ctx: ViewContext, id: string): View {
         live.textContent =
           state === 'live' ? '● live' : state === 'reconnecting' ? 'reconnecting…' : 'ended';
         live.dataset['state'] = state;
+        if (error?.status === 404) return notFound();
         if (error) ctx.report(error);
+        // Live again after a failure: the "cannot be reached" banner goes, the run is read anew.
+        if (state === 'live' && reconnected) {
+          ctx.report(undefined);
+          void loadRun();
+        }
         // A stream that ended without a result: the run may have settled meanwhile.
-        if (state === 'reconnecting')
+        if (state === 'reconnecting') {
+          reconnected = true;
           void loadRun().then(() => {
-            if (run && isFinal(run.status)) controller.abort();
+            if (run && isFinal(run.status)) {
+              controller.abort();
+              backfill();
+            }
           });
-        if (state === 'closed') void loadRun();
+        }
+        if (state === 'closed') void loadRun().then(backfill);
       },
       signal,
     );

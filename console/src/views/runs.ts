@@ -14,8 +14,15 @@ const STATUSES = [
   'interrupted',
 ];
 
-/** How often the list is read again. */
+/**
+ * How often the list is read again: every 2 s while it changes, backing off (doubling) to 30 s
+ * while it does not; a pushed change of the pending approvals reads it at once (decision 023).
+ */
 const REFRESH_MS = 2_000;
+const IDLE_REFRESH_MS = 30_000;
+
+/** A phone-width card's cell label (console.css). */
+const label = (text: string): Record<string, string> => ({ 'data-label': text });
 
 /** The number of nested calls of a run, from whichever field the API gave. */
 function callCount(run: RunView): number | undefined {
@@ -107,24 +114,35 @@ export function runsView(ctx: ViewContext, query: URLSearchParams): View {
             h('a', { href }, run.description || '(no description)'),
             h('div', { class: 'id' }, run.id),
           ),
-          h('td', {}, run.scope),
-          h('td', { title: new Date(run.createdAt).toISOString() }, formatAgo(run.createdAt, now)),
-          h('td', { class: 'num' }, formatDuration(duration(run, now))),
-          h('td', { class: 'num' }, callCount(run) ?? '–'),
+          h('td', { attrs: label('Scope') }, run.scope),
           h(
             'td',
-            { class: 'num' },
+            { title: new Date(run.createdAt).toISOString(), attrs: label('Started') },
+            formatAgo(run.createdAt, now),
+          ),
+          h('td', { class: 'num', attrs: label('Duration') }, formatDuration(duration(run, now))),
+          h('td', { class: 'num', attrs: label('Calls') }, callCount(run) ?? '–'),
+          h(
+            'td',
+            { class: 'num', attrs: label('Approvals') },
             pending > 0 ? h('span', { class: 'badge status-waiting-approval' }, pending) : '0',
           ),
-          h('td', {}, limit ? h('span', { class: 'badge limit' }, limit) : ''),
+          limit
+            ? h('td', { attrs: label('Limit hit') }, h('span', { class: 'badge limit' }, limit))
+            : h('td', {}),
         );
       }),
     );
   }
 
+  let delay = REFRESH_MS;
+  let seen = '';
   const refresh = async (signal: AbortSignal): Promise<void> => {
     try {
       runs = await ctx.api.listRuns(status || undefined, signal);
+      const key = JSON.stringify(runs);
+      delay = key === seen ? Math.min(delay * 2, IDLE_REFRESH_MS) : REFRESH_MS;
+      seen = key;
       ctx.report(undefined);
       updated.textContent = `updated ${new Date().toLocaleTimeString()}`;
       draw();
@@ -132,16 +150,23 @@ export function runsView(ctx: ViewContext, query: URLSearchParams): View {
       if (!signal.aborted) ctx.report(err);
     }
   };
-  let stop = every(REFRESH_MS, refresh);
+  const next = (): number => delay;
+  let stop = every(next, refresh);
   const stopAndRestart = (): void => {
     stop();
+    delay = REFRESH_MS;
     const q = new URLSearchParams();
     if (status) q.set('status', status);
     if (scope) q.set('scope', scope);
     const qs = q.toString();
     history.replaceState(null, '', `#/runs${qs === '' ? '' : `?${qs}`}`);
-    stop = every(REFRESH_MS, refresh);
+    stop = every(next, refresh);
   };
+  // An approval asked or decided changes a run's row: read at once (the first push is skipped).
+  let pushes = 0;
+  const stopFeed = ctx.onPending(() => {
+    if (pushes++ > 0) stopAndRestart();
+  });
 
   const root = h(
     'section',
@@ -164,5 +189,11 @@ export function runsView(ctx: ViewContext, query: URLSearchParams): View {
       body,
     ),
   );
-  return { root, dispose: () => stop() };
+  return {
+    root,
+    dispose: () => {
+      stop();
+      stopFeed();
+    },
+  };
 }

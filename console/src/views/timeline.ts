@@ -1,18 +1,54 @@
 /**
- * The timeline of a run's nested calls: built from the run's `call-start` / `call-end` events as
- * they arrive (or from the settled result), shown with arguments, outcome code, duration and parent.
+ * The timeline of a run's nested calls, built from the run's events as they arrive (or from the
+ * settled result when the events carried none): `call-start` (the call's number, arguments and
+ * executor id), `call-running` (its body started), `call-end`. A call is queued from its start
+ * until its body runs, and waiting for approval while an approval whose `callKey` is its id is
+ * pending: matched by call id, never by tool name.
  */
 import type { ApprovalView, CallView } from '../api.js';
 import { h, replace } from '../dom.js';
-import { formatDuration, jsonPretty, jsonPreview, num, prop, str } from '../format.js';
+import {
+  clipParts,
+  formatDuration,
+  jsonPretty,
+  jsonPreview,
+  num,
+  prop,
+  Shown,
+  str,
+} from '../format.js';
+import { visibleJsonTextParts } from '../../../src/text/visible.js';
+
+type CallState = 'queued' | 'running' | 'ok' | 'error';
 
 interface CallRow {
+  seq: number | undefined;
+  callId: string | undefined;
   name: string;
   args: unknown;
-  state: 'running' | 'ok' | 'error';
+  state: CallState;
   code: string | undefined;
   durationMs: number | undefined;
   parent: string | undefined;
+}
+
+/** How many characters of the arguments a row shows (the tooltip has them all). */
+const ARGS_CHARS = 80;
+
+/** Arguments as a cell shows them: a truncated event preview (`{ truncated, head }`) as its head. */
+function argsCell(args: unknown): { text: Shown; title: Shown | string } {
+  if (args === undefined) return { text: new Shown([{ text: '–', escaped: false }]), title: '' };
+  const head = prop(args, 'truncated') === true ? str(prop(args, 'head')) : undefined;
+  if (head !== undefined) {
+    // The head of the JSON text (the event cut it): its hidden characters as JSON escapes.
+    const parts = visibleJsonTextParts(head);
+    const cut = clipParts(parts, ARGS_CHARS);
+    return {
+      text: cut.text.endsWith('…') ? cut : new Shown([...cut.parts, { text: '…', escaped: false }]),
+      title: `${new Shown(parts).text}… (${num(prop(args, 'chars')) ?? '?'} characters)`,
+    };
+  }
+  return { text: jsonPreview(args, ARGS_CHARS), title: jsonPretty(args) };
 }
 
 /** The calls of one run and their table. */
@@ -35,30 +71,52 @@ export class Timeline {
     this.#body,
   );
 
+  /** True once any call arrived (from events or the result). */
+  get filled(): boolean {
+    return this.#rows.length > 0;
+  }
+
   /** A `call-start` event's data. */
   start(data: unknown): void {
     this.#rows.push({
+      seq: num(prop(data, 'seq')),
+      callId: str(prop(data, 'callId')),
       name: str(prop(data, 'name')) ?? '?',
       args: prop(data, 'args'),
-      state: 'running',
+      state: 'queued',
       code: undefined,
       durationMs: undefined,
       parent: str(prop(data, 'parent')),
     });
   }
 
-  /** A `call-end` event's data: settles the oldest running call of that tool. */
+  /** A `call-running` event's data: the body of that call started. */
+  running(data: unknown): void {
+    const id = str(prop(data, 'callId'));
+    const row = this.#rows.find((c) => id !== undefined && c.callId === id);
+    if (row && row.state === 'queued') row.state = 'running';
+  }
+
+  /** A `call-end` event's data: settles its call (by number; by tool for older events). */
   end(data: unknown): void {
+    const seq = num(prop(data, 'seq'));
     const name = str(prop(data, 'name')) ?? '?';
     const patch = {
       state: prop(data, 'ok') === false ? ('error' as const) : ('ok' as const),
       code: str(prop(data, 'code')),
       durationMs: num(prop(data, 'durationMs')),
     };
-    const row = this.#rows.find((c) => c.state === 'running' && c.name === name);
+    const row =
+      seq !== undefined
+        ? this.#rows.find((c) => c.seq === seq)
+        : this.#rows.find(
+            (c) => (c.state === 'running' || c.state === 'queued') && c.name === name,
+          );
     if (row) Object.assign(row, patch);
     else
       this.#rows.push({
+        seq,
+        callId: undefined,
         name,
         args: prop(data, 'args'),
         parent: str(prop(data, 'parent')),
@@ -66,29 +124,23 @@ export class Timeline {
       });
   }
 
-  /**
-   * Fills in from a settled run: its result's calls when no event carried any, and arguments the
-   * API lists per call (in start order) where the events had none.
-   */
-  backfill(settled: readonly CallView[], listed: readonly CallView[] | undefined): void {
-    if (this.#rows.length === 0)
-      for (const c of settled)
-        this.#rows.push({
-          name: c.name,
-          args: c.args,
-          state: c.ok === false ? 'error' : 'ok',
-          code: c.code,
-          durationMs: c.durationMs,
-          parent: c.parent,
-        });
-    listed?.forEach((c, i) => {
-      const row = this.#rows[i];
-      if (row && row.args === undefined && c.name === row.name && c.args !== undefined)
-        row.args = c.args;
-    });
+  /** Fills in from a settled run's result, when no event carried any call. */
+  backfill(settled: readonly CallView[]): void {
+    if (this.#rows.length > 0) return;
+    for (const c of settled)
+      this.#rows.push({
+        seq: undefined,
+        callId: undefined,
+        name: c.name,
+        args: c.args,
+        state: c.ok === false ? 'error' : 'ok',
+        code: c.code,
+        durationMs: c.durationMs,
+        parent: c.parent,
+      });
   }
 
-  /** Redraws; a running call whose tool has a pending approval shows as waiting for it. */
+  /** Redraws; a call with a pending approval (matched by call id) shows as waiting for it. */
   draw(approvals: readonly ApprovalView[]): void {
     const rows = this.#rows;
     if (rows.length === 0) {
@@ -98,46 +150,53 @@ export class Timeline {
       );
       return;
     }
-    const waiting = new Map<string, number>();
-    for (const a of approvals)
-      if (a.status === 'pending') waiting.set(a.tool, (waiting.get(a.tool) ?? 0) + 1);
-    const parked = rows.map(() => false);
-    for (let i = rows.length - 1; i >= 0; i--) {
-      const c = rows[i]!;
-      const n = waiting.get(c.name) ?? 0;
-      if (c.state === 'running' && n > 0) {
-        parked[i] = true;
-        waiting.set(c.name, n - 1);
-      }
-    }
+    const waiting = new Set(
+      approvals.filter((a) => a.status === 'pending').map((a) => a.callKey ?? ''),
+    );
     replace(
       this.#body,
-      rows.map((c, i) =>
-        h(
+      rows.map((c, i) => {
+        const parked =
+          c.callId !== undefined &&
+          c.state !== 'ok' &&
+          c.state !== 'error' &&
+          waiting.has(c.callId);
+        const state = parked ? 'waiting-approval' : c.state;
+        const args = argsCell(c.args);
+        return h(
           'tr',
-          { data: { call: c.name, state: c.state } },
-          h('td', { class: 'num' }, i + 1),
-          h('td', { class: 'tool' }, c.name),
+          { data: { call: c.name, state, ...(c.callId ? { callId: c.callId } : {}) } },
+          h('td', { class: 'num', attrs: { 'data-label': '#' } }, c.seq ?? i + 1),
+          h('td', { class: 'tool', attrs: { 'data-label': 'Tool' } }, c.name),
           h(
             'td',
-            { class: 'args', title: c.args === undefined ? '' : jsonPretty(c.args) },
-            c.args === undefined ? '–' : jsonPreview(c.args, 80),
+            { class: 'args', title: args.title, attrs: { 'data-label': 'Arguments' } },
+            args.text,
           ),
+          h('td', { attrs: { 'data-label': 'Outcome' } }, outcome(state, c.code)),
           h(
             'td',
-            {},
-            parked[i]
-              ? h('span', { class: 'badge status-waiting-approval' }, 'waiting for approval')
-              : c.state === 'running'
-                ? h('span', { class: 'badge status-running' }, 'running')
-                : c.state === 'ok'
-                  ? h('span', { class: 'badge status-succeeded' }, 'ok')
-                  : h('span', { class: 'badge status-failed' }, c.code ?? 'error'),
+            { class: 'num', attrs: { 'data-label': 'Duration' } },
+            formatDuration(c.durationMs),
           ),
-          h('td', { class: 'num' }, formatDuration(c.durationMs)),
-          h('td', { class: 'muted' }, c.parent ?? 'run_code'),
-        ),
-      ),
+          h('td', { class: 'muted', attrs: { 'data-label': 'Parent' } }, c.parent ?? 'run_code'),
+        );
+      }),
     );
+  }
+}
+
+function outcome(state: CallState | 'waiting-approval', code: string | undefined): HTMLElement {
+  switch (state) {
+    case 'waiting-approval':
+      return h('span', { class: 'badge status-waiting-approval' }, 'waiting for approval');
+    case 'queued':
+      return h('span', { class: 'badge status-queued' }, 'queued');
+    case 'running':
+      return h('span', { class: 'badge status-running' }, 'running');
+    case 'ok':
+      return h('span', { class: 'badge status-succeeded' }, 'ok');
+    case 'error':
+      return h('span', { class: 'badge status-failed' }, code ?? 'error');
   }
 }

@@ -1,0 +1,142 @@
+/**
+ * The run page in a real browser (issue 23's console defects): a settled run's lines and calls
+ * appear once each, nested calls show their arguments, calls are marked by call id (queued,
+ * waiting for approval), a run of nobody's or another scope's is a "not found" page with a way
+ * back, and the "cannot be reached" banner goes once the event stream is live again.
+ */
+import { describe, expect, it } from 'vitest';
+import { KEY_A, KEY_B, missing, poll, until, useConsole } from './browser-harness.js';
+
+describe.skipIf(missing !== undefined)(
+  missing ? `the run page (skipped: ${missing})` : 'the run page',
+  () => {
+    const harness = useConsole();
+    const { startRun, statusOf } = harness;
+    const settled = (id: string): Promise<true> =>
+      until(async () => (['succeeded', 'failed'].includes(await statusOf(id)) ? true : undefined));
+
+    it('shows each of a settled run’s 500 log lines and its calls exactly once', async () => {
+      const id = await startRun(
+        `for (let i = 0; i < 500; i++) console.log('line ' + i);
+await tools.kv.put({ key: 'a', value: 'x' });
+await tools.kv.put({ key: 'b', value: 'y' });
+return 'done';`,
+        'five hundred lines',
+      );
+      await settled(id);
+      const { page, context } = await harness.signedIn(KEY_A);
+      await page.goto(`${harness.url()}/console/#/runs/${id}`);
+      // The stream replayed the run from its first event and ended at its result.
+      await poll(() => page.locator('[data-testid="live"]').getAttribute('data-state')).toBe(
+        'closed',
+      );
+      await poll(() => page.locator('[data-testid="result"]').textContent()).toBe('"done"');
+      const lines = page.locator('[data-testid="logs"] li');
+      expect(await lines.count()).toBe(500);
+      expect(await lines.first().textContent()).toBe('logline 0');
+      expect(await lines.last().textContent()).toBe('logline 499');
+      const rows = page.locator('[data-testid="timeline"] tbody tr');
+      expect(await rows.count()).toBe(2);
+      // The Arguments column shows each call's arguments (JSON, truncated to one line).
+      expect(await rows.locator('td.args').allTextContents()).toEqual([
+        '{"key":"a","value":"x"}',
+        '{"key":"b","value":"y"}',
+      ]);
+      await context.close();
+    }, 120_000);
+
+    it('cuts long arguments and shows hidden characters in them as marked escapes', async () => {
+      const long = 'z'.repeat(5_000);
+      const id = await startRun(
+        `await tools.kv.put({ key: 'k\\u202E', value: '${long}' });\nreturn 1;`,
+        'long arguments',
+      );
+      await settled(id);
+      const { page, context } = await harness.signedIn(KEY_A);
+      await page.goto(`${harness.url()}/console/#/runs/${id}`);
+      const cell = page.locator('[data-testid="timeline"] tbody tr td.args');
+      await poll(() => cell.textContent()).toMatch(/^\{"key":"k\\u202E","value":"z+…$/);
+      expect((await cell.textContent())!.length).toBeLessThanOrEqual(80);
+      expect(await cell.locator('.esc').allTextContents()).toEqual(['\\u202E']);
+      await context.close();
+    }, 120_000);
+
+    it('marks the call whose approval is pending, by call id, and a call behind it as queued', async () => {
+      // Every delete asks. The first waits alone; then a delete and a put are issued together:
+      // the delete asks, the put (not concurrency-safe) is queued behind it.
+      const id = await startRun(
+        `await tools.kv.delete({ key: 'first' });
+await Promise.all([tools.kv.delete({ key: 'second' }), tools.kv.put({ key: 'p', value: 'v' })]);
+return 1;`,
+        'which call waits',
+      );
+      const { page, context } = await harness.signedIn(KEY_A);
+      await page.goto(`${harness.url()}/console/#/runs/${id}`);
+      const approve = page.locator(
+        '[data-testid="pending"] tr[data-approval-id] [data-action="approve"]',
+      );
+      await approve.waitFor({ timeout: 30_000 });
+      const rows = page.locator('[data-testid="timeline"] tbody tr');
+      const states = async (): Promise<(string | null)[]> =>
+        Promise.all((await rows.all()).map((r) => r.getAttribute('data-state')));
+      await poll(states).toEqual(['waiting-approval']);
+      await approve.click();
+      // The second delete asks; the put issued with it is queued, not running, meanwhile.
+      await poll(states).toEqual(['ok', 'waiting-approval', 'queued']);
+      const { json } = await harness.api<{ approvals: { callKey: string; status: string }[] }>(
+        KEY_A,
+        `/v1/runs/${id}/approvals`,
+      );
+      const pendingKey = json.approvals.find((a) => a.status === 'pending')!.callKey;
+      expect(await rows.nth(1).getAttribute('data-call-id')).toBe(pendingKey);
+      expect(await rows.nth(0).getAttribute('data-call-id')).not.toBe(pendingKey);
+      await page.locator('[data-testid="pending"] [data-action="approve"]').click();
+      await poll(states).toEqual(['ok', 'ok', 'ok']);
+      await context.close();
+    }, 120_000);
+
+    it('says "not found" with a way back for an unknown run and for another scope’s run', async () => {
+      const id = await startRun('return 1;', 'alpha only');
+      await settled(id);
+      const { page, context } = await harness.signedIn(KEY_B);
+      for (const target of [id, 'run_does-not-exist']) {
+        await page.goto(`${harness.url()}/console/#/runs/${target}`);
+        const box = page.locator('[data-testid="not-found"]');
+        await box.waitFor({ timeout: 30_000 });
+        expect(await box.textContent()).toContain(target);
+        expect(await page.locator('main').textContent()).not.toContain('Loading…');
+        await page.locator('[data-testid="not-found"] [data-action="back"]').click();
+        await poll(() => new URL(page.url()).hash).toBe('#/runs');
+      }
+      await context.close();
+    }, 120_000);
+
+    it('drops the "cannot be reached" banner once the event stream is live again', async () => {
+      const id = await startRun(
+        "await tools.kv.delete({ key: 'held' });\nreturn 1;",
+        'held for the banner',
+      );
+      const { page, context } = await harness.signedIn(KEY_A);
+      // The run's reads fail at the network (as with the server away) until the route is lifted.
+      const blocked = `${harness.url()}/v1/runs/${id}**`;
+      let refusedStreams = 0;
+      await page.route(blocked, (route) => {
+        if (route.request().url().endsWith('/events')) refusedStreams++;
+        return route.abort('connectionrefused');
+      });
+      await page.goto(`${harness.url()}/console/#/runs/${id}`);
+      const banner = page.locator('[data-testid="banner"]');
+      await poll(() => banner.textContent()).toBe('NETWORK: the server cannot be reached');
+      // The page is retrying its event stream.
+      await poll(() => refusedStreams).toBeGreaterThanOrEqual(1);
+      await page.unroute(blocked);
+      await poll(() => page.locator('[data-testid="live"]').getAttribute('data-state')).toBe(
+        'live',
+      );
+      await poll(() => banner.isHidden()).toBe(true);
+      await page.locator('[data-testid="pending"] [data-action="approve"]').click();
+      await settled(id);
+      await context.close();
+    }, 120_000);
+  },
+);
