@@ -3,6 +3,7 @@
  * after a crash or a hang). The compiler's unstable API stays behind this module and `native-session.ts`.
  */
 
+import { resolveWall, type WallMode } from '../wall/wall.js';
 import { IsocodeError } from '../errors.js';
 import { CheckCache, type CheckCacheOptions } from './check-cache.js';
 import { abortError } from './native-project.js';
@@ -61,6 +62,13 @@ export interface NativeCheckerOptions {
    * @default { maxEntries: 1024, maxBytes: 4 MiB }
    */
   cache?: CheckCacheOptions | false;
+  /**
+   * The second wall around the compiler process (decision record 032): `auto` walls it with
+   * bubblewrap where that works (else warns once), `bwrap` requires it, `none` does not wall it.
+   * In every mode the process receives only `PATH` and `NODE_ENV` of the host's environment.
+   * @default "auto"
+   */
+  wall?: WallMode;
 }
 
 function positiveInt(value: number | undefined, fallback: number, name: string): number {
@@ -82,6 +90,7 @@ export function createNativeChecker(options: NativeCheckerOptions = {}): TypeChe
     maxDiagnostics: positiveInt(options.maxDiagnostics, 20, 'maxDiagnostics'),
     includeWarnings: options.includeWarnings ?? false,
     maxRssBytes: positiveInt(options.maxRssBytes, 512 * 1024 * 1024, 'maxRssBytes'),
+    wall: resolveWall(options.wall ?? 'auto'),
   };
   const cache = options.cache === false ? undefined : new CheckCache(options.cache);
   return new NativeChecker(settings, cache);

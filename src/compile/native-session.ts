@@ -17,6 +17,9 @@ import {
   withTimeout,
 } from './native-process.js';
 import { MemoryWatch } from './native-memory.js';
+import { compilerLauncher } from './native-launcher.js';
+import { killWalled, walledPid } from '../wall/tree.js';
+import type { Wall } from '../wall/wall.js';
 import type { Ticket } from './native-memory.js';
 import { SdkProject } from './native-project.js';
 import { VFS_ROOT, VirtualFiles, hideProjectPaths } from './native-vfs.js';
@@ -30,6 +33,8 @@ export interface SessionSettings {
   includeWarnings: boolean;
   maxDiagnostics: number;
   maxRssBytes: number;
+  /** The wall the compiler process starts behind. */
+  wall: Wall;
 }
 
 /**
@@ -68,7 +73,12 @@ export class NativeSession {
     private readonly settings: SessionSettings,
     private readonly onExit: () => void,
   ) {
-    this.api = new API({ fs: this.vfs.toFileSystem(), cwd: VFS_ROOT });
+    const launcher = compilerLauncher(settings.wall);
+    this.api = new API({
+      fs: this.vfs.toFileSystem(),
+      cwd: VFS_ROOT,
+      ...(launcher === undefined ? {} : { tsserverPath: launcher }),
+    });
     this.memory = new MemoryWatch(
       settings.maxRssBytes,
       () => this.rssBytes,
@@ -88,8 +98,18 @@ export class NativeSession {
 
   /** The compiler process's resident memory in bytes (0 when not running or unreadable). */
   get rssBytes(): number {
-    const pid = this.exited ? undefined : this.child?.pid;
+    const pid = this.exited ? undefined : this.compilerPid();
     return pid === undefined ? 0 : (residentBytes(pid) ?? 0);
+  }
+
+  /** Behind the wall: the compiler's own pid (the child is bubblewrap), once it has started. */
+  private innerPid: number | undefined;
+
+  private compilerPid(): number | undefined {
+    const pid = this.child?.pid;
+    if (pid === undefined || !this.settings.wall.status.active) return pid;
+    this.innerPid ??= walledPid(pid);
+    return this.innerPid;
   }
 
   /** Spawns the compiler process and waits until it answers. */
@@ -149,7 +169,7 @@ export class NativeSession {
     await withTimeout(this.api.close().catch(noop), GRACE_MS);
     const child = this.child;
     if (child && !(await waitForExit(child, GRACE_MS))) {
-      child.kill('SIGKILL');
+      killWalled(child, this.settings.wall.status.active);
       await waitForExit(child, 5000);
     }
     if (!child) this.markExited();
@@ -383,7 +403,7 @@ export class NativeSession {
     this.lost.abort(error);
     if (killProcess) {
       this.attachChild();
-      this.child?.kill('SIGKILL');
+      if (this.child) killWalled(this.child, this.settings.wall.status.active);
       // Releases the connection; requests left pending on it are dropped with it.
       this.api.close().catch(noop);
       if (!this.child) this.markExited();

@@ -24,6 +24,7 @@ import {
   type SandboxPoolOptions,
 } from '../sandbox/index.js';
 import type { WorkerPoolOptions } from '../sandbox/worker/supervisor.js';
+import { checkedFrames } from '../sandbox/outcome.js';
 import { HostMeter } from './host-meter.js';
 import { Admission, type AdmissionOptions, type AdmissionStats } from './admission.js';
 import {
@@ -34,6 +35,7 @@ import {
   type ProgramSlot,
 } from './program-host.js';
 import { recordingDispatch } from './call-record.js';
+import { resolveWall, type WallMode, type WallStatus } from '../wall/wall.js';
 import { renderLogs } from './render.js';
 import type {
   CallLine,
@@ -74,6 +76,14 @@ export interface IsolateRunnerOptions {
   checker?: TypeChecker | undefined;
   /** Per-scope limits layered over `limits` (for example a tenant with a smaller memory budget). */
   scopeLimits?: Readonly<Record<string, Partial<SandboxLimits>>> | undefined;
+  /**
+   * The second wall around the processes that touch program text — the sandbox workers and the
+   * checker (decision record 032). `auto`: bubblewrap where it works here, else one warning and
+   * the wall reported off (`stats().wall`, `/healthz`, metrics); `bwrap`: refuse to start without
+   * it (INVALID_CONFIG); `none`: off.
+   * @default "auto"
+   */
+  wall?: WallMode | undefined;
 }
 
 /** Stage timings of one run, in milliseconds. */
@@ -96,6 +106,8 @@ export interface IsolateRunner extends CodeRunner {
     sandbox: ProgramHostStats;
     admission: AdmissionStats;
     checker: ReturnType<TypeChecker['stats']> | undefined;
+    /** Whether the second wall is up. */
+    wall: WallStatus;
   };
 }
 
@@ -145,7 +157,10 @@ function failure(
 /** Creates the default runner. Call `warmup()` at start-up so the first request does not pay for it. */
 export function createIsolateRunner(options: IsolateRunnerOptions = {}): IsolateRunner {
   const typecheck = options.typecheck ?? 'error';
-  const checker = typecheck === 'off' ? undefined : (options.checker ?? createNativeChecker());
+  const wall = resolveWall(options.wall ?? 'auto');
+  const checkerOptions = { wall: wall.status.mode };
+  const checker =
+    typecheck === 'off' ? undefined : (options.checker ?? createNativeChecker(checkerOptions));
   // Limits are validated once, here (INVALID_CONFIG), and per scope on first use.
   const baseLimits = resolveLimits(DEFAULT_LIMITS, options.pool?.defaultLimits, options.limits);
   for (const overrides of Object.values(options.scopeLimits ?? {}))
@@ -153,7 +168,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
   const host: ProgramHost =
     options.sandbox === 'in-process'
       ? inProcessHost({ ...options.pool, defaultLimits: baseLimits }, 8)
-      : workerHost(options.workers ?? {}, baseLimits);
+      : workerHost(options.workers ?? {}, baseLimits, wall);
   const admission = new Admission(options.admission ?? {}, host.capacity);
   const limitsOf = (scope: string): SandboxLimits =>
     resolveLimits(baseLimits, options.scopeLimits?.[scope]);
@@ -263,6 +278,8 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
         const details: Omit<RunFailureDetails, 'kind'> = { logs, calls };
         if (outcome.line !== undefined) details.line = outcome.line;
         if (outcome.column !== undefined) details.column = outcome.column;
+        const frames = checkedFrames(outcome.frames);
+        if (frames.length > 0) details.frames = frames;
         if (outcome.thrown !== undefined) details.thrown = outcome.thrown;
         throw failure(outcome.kind, `${outcome.message}${where}`, details, notes);
       }
@@ -359,7 +376,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
         return [{ kind: 'syntax', message: transpiled.crashed, line: 0, column: 0 }];
       return detailsDiagnostics(transpiled.diagnostics);
     }
-    const active = checker ?? createNativeChecker();
+    const active = checker ?? createNativeChecker(checkerOptions);
     try {
       const options = { transpiled: { ok: true } as const, partition: scope };
       return detailsDiagnostics(
@@ -388,6 +405,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
       sandbox: host.stats(),
       admission: admission.stats(),
       checker: checker?.stats(),
+      wall: wall.status,
     }),
   };
 }

@@ -15,6 +15,7 @@ import {
   type WorkerPoolStats,
 } from '../sandbox/worker/supervisor.js';
 import type { SandboxPoolStats } from '../sandbox/pool-options.js';
+import type { Wall } from '../wall/wall.js';
 
 /** What a transpile says: fine, the program's syntax errors, or the process that tried died. */
 export type TranspileVerdict =
@@ -50,8 +51,12 @@ export interface ProgramHost {
 }
 
 /** The default: sandbox worker processes. */
-export function workerHost(options: WorkerPoolOptions, limits: SandboxLimits): ProgramHost {
-  const pool = new WorkerPool(options, limits);
+export function workerHost(
+  options: WorkerPoolOptions,
+  limits: SandboxLimits,
+  wall?: Wall,
+): ProgramHost {
+  const pool = new WorkerPool(options, limits, wall);
   return {
     capacity: pool.maxWorkers,
     async slot(partition) {

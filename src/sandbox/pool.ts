@@ -133,7 +133,7 @@ export class SandboxPool {
     const startedAt = performance.now();
     let isolate: SandboxIsolate;
     try {
-      isolate = await this.acquire(limits.memoryMb, bindings.treeJson, request.partition ?? '');
+      isolate = await this.acquire(limits.memoryMb, bindings.index, request.partition ?? '');
     } catch {
       return failedRun('internal', 'sandbox failure: could not create an isolate');
     }

@@ -108,7 +108,7 @@ export class ProgramRun {
     private readonly isolate: SandboxIsolate,
     private readonly options: ProgramRunOptions,
   ) {
-    this.prepared = isolate.take(options.bindings.treeJson, options.request.partition ?? '');
+    this.prepared = isolate.take(options.bindings.index, options.request.partition ?? '');
     this.done = this.execute();
   }
 

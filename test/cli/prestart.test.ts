@@ -33,11 +33,17 @@ function processesWith(marker: string): number[] {
   return found;
 }
 
-/** The sandbox worker processes among {@link processesWith}`(marker)` (by their entry's name). */
+/**
+ * The sandbox worker processes among {@link processesWith}`(marker)` (by their entry's name). Behind
+ * the second wall (decision 032) a worker is a `bwrap` process and the Node process it starts; the
+ * worker is the Node process, so a `bwrap` argv[0] is not counted.
+ */
 function workersWith(marker: string): number[] {
   return processesWith(marker).filter((pid) => {
     try {
-      return /sandbox[-/\\]worker/.test(readFileSync(`/proc/${pid}/cmdline`, 'latin1'));
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0');
+      if (/(^|\/)bwrap$/.test(argv[0] ?? '')) return false;
+      return argv.some((a) => /sandbox[-/\\]worker/.test(a));
     } catch {
       return false;
     }

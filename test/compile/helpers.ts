@@ -45,9 +45,13 @@ declare const tools: Tools;
 `,
 };
 
-/** PIDs of this process's live child processes whose command is `name`. */
+/**
+ * PIDs of this process's live descendants whose command is `name` (descendants, not children:
+ * behind the second wall the compiler runs below bubblewrap; decision record 032).
+ */
 export function childProcesses(name = 'tsc'): number[] {
-  const pids: number[] = [];
+  const parents = new Map<number, number>();
+  const named: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     let stat: string;
@@ -59,9 +63,15 @@ export function childProcesses(name = 'tsc'): number[] {
     // pid (comm) state ppid ...: comm may contain spaces, so split after the last ')'.
     const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
     const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(ppid) === process.pid && comm === name && state !== 'Z') pids.push(Number(entry));
+    parents.set(Number(entry), Number(ppid));
+    if (comm === name && state !== 'Z') named.push(Number(entry));
   }
-  return pids;
+  const below = (pid: number): boolean => {
+    for (let p = parents.get(pid); p !== undefined && p > 1; p = parents.get(p))
+      if (p === process.pid) return true;
+    return false;
+  };
+  return named.filter(below);
 }
 
 /** Resolves once `predicate` holds (polling), or rejects after `ms`. */

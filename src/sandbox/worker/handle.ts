@@ -20,6 +20,7 @@ import type {
   SandboxLimits,
 } from '../types.js';
 import { isCallTrace } from '../call-trace.js';
+import { killWalled, walledPid } from '../../wall/tree.js';
 import { failedRun } from '../outcome.js';
 import { deathOutcome, type KillReason } from './death.js';
 import {
@@ -105,7 +106,10 @@ export class WorkerHandle {
   /** Set by the supervisor's monitor. */
   lastCpuMs: number | undefined;
   lastRssBytes = 0;
-  hotTicks = 0;
+  /** When `lastCpuMs` was read (performance.now()). */
+  lastSampleAt: number | undefined;
+  /** CPU used while idle beyond the allowance, in ms (the supervisor's idle-burn bucket). */
+  idleBurnMs = 0;
   /** When the worker last became idle (performance.now()). */
   idleSince = performance.now();
   /** What this turn sends to the worker, written as one frame at its end. */
@@ -117,9 +121,14 @@ export class WorkerHandle {
     }
   });
 
+  /** Behind the wall: the worker's own process id, once bubblewrap has started it. */
+  private innerPid: number | undefined;
+
+  /** `walled`: `child` is bubblewrap, which runs the worker (decision record 032). */
   constructor(
     private readonly child: ChildProcess,
     readonly rssBudgetBytes: number,
+    private readonly walled = false,
   ) {
     let onReady: (ok: boolean) => void = () => {};
     this.ready = new Promise((resolve) => (onReady = resolve));
@@ -184,9 +193,16 @@ export class WorkerHandle {
     }
   }
 
-  /** The process id. */
+  /**
+   * The worker's process id: behind the wall the command bubblewrap runs (the host's child is
+   * bubblewrap; /proc of the worker is what the watchdogs read), undefined until it has started.
+   * Killing it ends the worker as killing the child does.
+   */
   get pid(): number | undefined {
-    return this.child.pid;
+    const outer = this.child.pid;
+    if (!this.walled || outer === undefined) return outer;
+    this.innerPid ??= walledPid(outer);
+    return this.innerPid;
   }
 
   /** True once the process has exited or is being killed. */
@@ -332,11 +348,7 @@ export class WorkerHandle {
     if (this.killReason !== undefined) return;
     this.killReason = reason;
     this.keepAlive(true);
-    try {
-      this.child.kill('SIGKILL');
-    } catch {
-      // already gone
-    }
+    killWalled(this.child, this.walled);
   }
 
   private send(message: HostMessage): void {

@@ -88,15 +88,29 @@ const pool = new SandboxPool({
 const programs = new Map<number, TranspileResult & { ok: true }>();
 const MAX_PROGRAMS = 4;
 /** `tools` trees by key, least recently used first. */
-const trees = new Map<number, SandboxBinding[]>();
+const trees = new Map<number, readonly SandboxBinding[]>();
 
-function treeOf(message: HostMessage & { t: 'run' }): SandboxBinding[] | undefined {
-  const tree = message.bindings ?? trees.get(message.bindingsKey);
+function treeOf(message: HostMessage & { t: 'run' }): readonly SandboxBinding[] | undefined {
+  // A tree that arrives is frozen for good: the pool then prepares it (validation, tool index)
+  // once, not on every run (`prepareBindings`).
+  const tree =
+    message.bindings === undefined ? trees.get(message.bindingsKey) : freezeTree(message.bindings);
   if (tree === undefined) return undefined;
   trees.delete(message.bindingsKey);
   trees.set(message.bindingsKey, tree);
   for (const key of trees.keys()) if (trees.size > BINDINGS_CACHE) trees.delete(key);
   return tree;
+}
+
+function freezeTree(bindings: SandboxBinding[]): readonly SandboxBinding[] {
+  if (Array.isArray(bindings))
+    for (const b of bindings as unknown[])
+      if (typeof b === 'object' && b !== null) {
+        const path = (b as { path?: unknown }).path;
+        if (typeof path === 'object' && path !== null) Object.freeze(path);
+        Object.freeze(b);
+      }
+  return Object.freeze(bindings);
 }
 
 /** Runs in progress: their abort controllers and unanswered binding calls. */
@@ -138,6 +152,17 @@ function transpile(id: number, code: string): void {
   send({ t: 'transpiled', id, verdict: { ok: true, notes: [] } });
 }
 
+const ABORTED_CALL: DispatchResult = {
+  ok: false,
+  code: 'ABORTED',
+  message: 'the program has already finished',
+};
+
+/** Answers every unanswered call of a run ABORTED (its signal aborted: the run is over). */
+function abortCalls(calls: Map<number, (result: DispatchResult) => void>): void {
+  for (const answer of [...calls.values()]) answer(ABORTED_CALL);
+}
+
 /** Reports a run that the sandbox could not carry out (kind `internal`). */
 function sendFailure(id: number, reason: string): void {
   send({ t: 'done', id, outcome: failedRun('internal', `sandbox failure: ${reason}`) });
@@ -157,6 +182,7 @@ async function run(message: HostMessage & { t: 'run' }): Promise<void> {
   const clock = new PauseClock();
   runs.set(id, { controller, calls, clock, resume: undefined });
   let nextCall = 0;
+  let listening: AbortSignal | undefined;
   try {
     const outcome = await pool.run({
       js: program.js,
@@ -170,17 +196,21 @@ async function run(message: HostMessage & { t: 'run' }): Promise<void> {
       onLog: (entry) => send({ t: 'log', id, entry }),
       dispatch: (tool, args, signal, trace) =>
         new Promise<DispatchResult>((resolve) => {
+          if (signal.aborted) {
+            resolve(ABORTED_CALL);
+            return;
+          }
+          // One listener for all the calls of the run (the bridge gives every call its run's
+          // signal): when it aborts, every call still unanswered is answered ABORTED.
+          if (listening !== signal) {
+            listening = signal;
+            signal.addEventListener('abort', () => abortCalls(calls), { once: true });
+          }
           const call = ++nextCall;
-          const onAbort = (): void => {
-            calls.delete(call);
-            resolve({ ok: false, code: 'ABORTED', message: 'the program has already finished' });
-          };
           calls.set(call, (result) => {
-            signal.removeEventListener('abort', onAbort);
             calls.delete(call);
             resolve(result);
           });
-          signal.addEventListener('abort', onAbort, { once: true });
           send(
             trace === undefined
               ? { t: 'call', id, call, tool, args }

@@ -14,6 +14,7 @@ import type { KillReason } from './death.js';
 import { WorkerHandle } from './handle.js';
 import { sampleProcess } from './proc.js';
 import { spawnWorker } from './spawn.js';
+import { NO_WALL, type Wall } from '../../wall/wall.js';
 
 /** Options of the sandbox worker processes. */
 export interface WorkerPoolOptions {
@@ -71,8 +72,16 @@ export interface WorkerPoolStats {
 
 /** CPU a run may use beyond its limit before the host kills its worker (the worker stops it first). */
 const CPU_GRACE_MS = 1_000;
-/** Polls in a row with an idle worker burning over half a core before it is killed. */
-const BURN_TICKS = 6;
+/**
+ * An idle worker burning CPU is killed by a leaky bucket: the CPU it uses while idle fills it, and it
+ * drains at {@link IDLE_CPU_SHARE} of a core; past {@link IDLE_BURN_BUDGET_MS} the worker is killed.
+ * A worker spinning on a whole core goes in ~0.5 s; one the machine's load holds to a fifth of a
+ * core still goes within ~3.5 s. The first version counted polls in a row over half a core: on a
+ * machine loaded enough that the spinner never gets half a core it would burn on, and /proc's 10 ms
+ * ticks at a 50 ms poll can make one poll look cool and reset the count.
+ */
+const IDLE_CPU_SHARE = 0.05;
+const IDLE_BURN_BUDGET_MS = 500;
 const MIB = 1024 * 1024;
 /** Idle workers beyond the spare ones exit after this long without a run. */
 const IDLE_TIMEOUT_MS = 30_000;
@@ -117,6 +126,8 @@ export class WorkerPool {
   constructor(
     options: WorkerPoolOptions,
     private readonly limits: SandboxLimits,
+    /** The second wall the workers start behind (decision record 032). @default none */
+    private readonly wall: Wall = NO_WALL,
   ) {
     this.maxWorkers = positive(
       'maxWorkers',
@@ -173,7 +184,7 @@ export class WorkerPool {
     else if (worker.runs >= this.maxRuns || worker.lastRssBytes > this.rssBudget * 0.75)
       worker.kill('retired');
     else {
-      worker.hotTicks = 0;
+      worker.idleBurnMs = 0;
       worker.idleSince = performance.now();
       worker.keepAlive(false);
       this.idle.push(worker);
@@ -231,13 +242,17 @@ export class WorkerPool {
     for (const w of this.workers) if (!w.gone) live++;
     if (this.closed || live >= this.maxWorkers) return undefined;
     const worker = new WorkerHandle(
-      spawnWorker({
-        limits: this.limits,
-        rssBudgetBytes: this.rssBudget,
-        selfCheckMs: this.interval,
-        watchdogIntervalMs: 5,
-      }),
+      spawnWorker(
+        {
+          limits: this.limits,
+          rssBudgetBytes: this.rssBudget,
+          selfCheckMs: this.interval,
+          watchdogIntervalMs: 5,
+        },
+        this.wall,
+      ),
       this.rssBudget,
+      this.wall.status.active,
     );
     this.spawned++;
     this.workers.add(worker);
@@ -296,7 +311,9 @@ export class WorkerPool {
       const sample = sampleProcess(worker.pid);
       if (sample === undefined) continue;
       const previous = worker.lastCpuMs;
+      const previousAt = worker.lastSampleAt;
       worker.lastCpuMs = sample.cpuMs;
+      worker.lastSampleAt = now;
       total += sample.rssBytes;
       if (largest === undefined || sample.rssBytes > largest.lastRssBytes) largest = worker;
       worker.lastRssBytes = sample.rssBytes;
@@ -308,9 +325,18 @@ export class WorkerPool {
       if (clock !== undefined) {
         const used = sample.cpuMs - (clock.cpuAtStart ?? sample.cpuMs);
         if (used > clock.limits.cpuMs + CPU_GRACE_MS) worker.kill('cpu');
-      } else if (!this.leased.has(worker) && worker.started && previous !== undefined) {
-        worker.hotTicks = sample.cpuMs - previous > this.interval / 2 ? worker.hotTicks + 1 : 0;
-        if (worker.hotTicks >= BURN_TICKS) worker.kill('burn');
+      } else if (
+        !this.leased.has(worker) &&
+        worker.started &&
+        previous !== undefined &&
+        previousAt !== undefined
+      ) {
+        const used = sample.cpuMs - previous;
+        worker.idleBurnMs = Math.max(
+          0,
+          worker.idleBurnMs + used - (now - previousAt) * IDLE_CPU_SHARE,
+        );
+        if (worker.idleBurnMs > IDLE_BURN_BUDGET_MS) worker.kill('burn');
         else if (now - worker.idleSince > IDLE_TIMEOUT_MS && idleCount > this.spare) {
           idleCount--;
           worker.kill('retired');
