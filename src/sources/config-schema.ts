@@ -119,6 +119,7 @@ export const topLevelSchema = z.strictObject({
     })
     .default({}),
   sandbox: z.enum(['process', 'in-process']).default('process'),
+  wall: z.enum(['auto', 'bwrap', 'none']).default('auto'),
   workers: workersSchema.default({}),
   admission: admissionSchema.default({}),
   maxParallelSubCalls: int(1, 1000).default(10),
@@ -220,18 +221,40 @@ export const mcpSourceSchema = z.strictObject({
   mcp: z.record(z.string(), z.unknown()),
 });
 
+export const openApiSourceSchema = z.strictObject({
+  name: mcpCommon.name,
+  openapi: z.strictObject({
+    spec: nonEmpty,
+    baseUrl: z
+      .string()
+      .refine(
+        (s) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol),
+        'expected an http: or https: URL',
+      )
+      .optional(),
+    headers: z
+      .record(z.string().regex(HEADER_NAME_RE, 'expected an HTTP header name'), z.string())
+      .default({}),
+    timeoutMs: int(1).optional(),
+    maxResponseBytes: int(1).optional(),
+    operations: z.array(nonEmpty).optional(),
+  }),
+});
+
+const SOURCE_KINDS = ['builtin', 'module', 'mcp', 'openapi'] as const;
+const KIND_LIST = '"builtin", "module", "mcp" or "openapi"';
+
 /** The kind of a `sources` entry, from the key it has, or a problem message. */
-export function sourceKindOf(entry: unknown): 'builtin' | 'module' | 'mcp' | { problem: string } {
+export function sourceKindOf(entry: unknown): (typeof SOURCE_KINDS)[number] | { problem: string } {
   if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
-    return { problem: 'expected an object with one of "builtin", "module" or "mcp"' };
+    return { problem: `expected an object with one of ${KIND_LIST}` };
   }
   const has = (k: string): boolean => Object.prototype.hasOwnProperty.call(entry, k);
-  const kinds = (['builtin', 'module', 'mcp'] as const).filter(has);
+  const kinds = SOURCE_KINDS.filter(has);
   if (kinds.length === 1 && kinds[0] !== undefined) return kinds[0];
-  if (kinds.length === 0)
-    return { problem: 'expected one of the keys "builtin", "module" or "mcp"' };
+  if (kinds.length === 0) return { problem: `expected one of the keys ${KIND_LIST}` };
   return {
-    problem: `expected only one of the keys "builtin", "module" or "mcp", got ${kinds.map((k) => `"${k}"`).join(' and ')}`,
+    problem: `expected only one of the keys ${KIND_LIST}, got ${kinds.map((k) => `"${k}"`).join(' and ')}`,
   };
 }
 

@@ -77,8 +77,33 @@ export interface McpSourceConfig {
   connectTimeoutMs: number;
 }
 
+/** `{ "name": "pets", "openapi": {...} }`: the operations of an OpenAPI 3.0/3.1 service, as `<name>.<operationId>`. */
+export interface OpenApiSourceConfig {
+  kind: 'openapi';
+  /** The namespace of the source's tools: a letter, then letters, digits, `_` or `-`; at most 32 characters. */
+  name: string;
+  openapi: {
+    /** The OpenAPI document (JSON): an `http(s):` URL, or an absolute path (a relative one was resolved against the config's directory). */
+    spec: string;
+    /** The URL operation paths are appended to. @default the document's `servers[0].url` */
+    baseUrl: string | undefined;
+    /**
+     * Headers of every request (for example `Authorization`). `${VAR}` in a value is replaced by
+     * this process's variable VAR when the source loads (`$${` is a literal `${`). @default {}
+     */
+    headers: Record<string, string>;
+    /** Per-call time limit of this source's tools, in milliseconds. @default the config's `defaultTimeoutMs` */
+    timeoutMs: number | undefined;
+    /** Most bytes of a response body; more fails the call with LIMIT_EXCEEDED. @default 1048576 */
+    maxResponseBytes: number | undefined;
+    /** Only these operationIds become tools. @default all */
+    operations: string[] | undefined;
+  };
+}
+
 /** One entry of `sources`. */
-export type SourceConfig = BuiltinSourceConfig | ModuleSourceConfig | McpSourceConfig;
+export type SourceConfig =
+  BuiltinSourceConfig | ModuleSourceConfig | McpSourceConfig | OpenApiSourceConfig;
 
 /** Per-run resource limits. Unset keys take the runtime's defaults. */
 export interface LimitsConfig {
@@ -242,6 +267,12 @@ export interface IsocodeConfig {
   };
   /** Where programs run: supervised sandbox worker processes, or (trusted programs only) this process. @default "process" */
   sandbox: 'process' | 'in-process';
+  /**
+   * The second wall around the sandbox workers and the checker: bubblewrap where it works (`auto`,
+   * else a warning and the wall reported off), required (`bwrap`), or off (`none`). Decision record
+   * 032. @default "auto"
+   */
+  wall: 'auto' | 'bwrap' | 'none';
   /** Sandbox worker processes. @default {} (the runtime's defaults) */
   workers: WorkersConfig;
   /** Runs at once and waiting, overall and per scope. @default {} (the runtime's defaults) */

@@ -10,6 +10,7 @@ import {
   mcpStdioSchema,
   mcpTransportOf,
   moduleSourceSchema,
+  openApiSourceSchema,
   SCOPE_NAME_RE,
   sourceKindOf,
   topLevelSchema,
@@ -112,6 +113,26 @@ function parseSource(
     const file = resolve(baseDir, v.module);
     return { kind: 'module', module: file, name: v.name ?? basename(file) };
   }
+  if (kind === 'openapi') {
+    const v = list.parse(openApiSourceSchema, entry, at);
+    if (!v) return undefined;
+    const spec = /^https?:\/\//i.test(v.openapi.spec)
+      ? v.openapi.spec
+      : resolve(baseDir, v.openapi.spec);
+    const o = v.openapi;
+    return {
+      kind: 'openapi',
+      name: v.name,
+      openapi: {
+        spec,
+        baseUrl: o.baseUrl,
+        headers: o.headers,
+        timeoutMs: o.timeoutMs,
+        maxResponseBytes: o.maxResponseBytes,
+        operations: o.operations,
+      },
+    };
+  }
   const v = list.parse(mcpSourceSchema, entry, at);
   if (!v) return undefined;
   const transport = mcpTransportOf(v.mcp);
@@ -203,7 +224,7 @@ export function parseConfig(
     const source = parseSource(entry, index, dir, list);
     if (!source) return;
     const label = sourceLabel(source);
-    if (label !== undefined && source.kind === 'mcp') {
+    if (label !== undefined && (source.kind === 'mcp' || source.kind === 'openapi')) {
       const previous = seenNames.get(label);
       if (previous !== undefined)
         list.add(
@@ -276,6 +297,7 @@ export function parseConfig(
           },
     discovery: top.discovery,
     sandbox: top.sandbox,
+    wall: top.wall,
     workers: top.workers,
     admission: top.admission,
     maxParallelSubCalls: top.maxParallelSubCalls,

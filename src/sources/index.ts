@@ -1,5 +1,5 @@
 /**
- * Tool sources: the built-in demo set, JS/TS tool modules, upstream MCP servers, and the
+ * Tool sources: the built-in demo set, JS/TS tool modules, upstream MCP servers, OpenAPI services, and the
  * `isocode.config.json` loader that lists them. Every interface (CLI, HTTP, MCP server) loads
  * its tools through {@link loadSources}.
  */
@@ -33,6 +33,9 @@ export { MCP_TEXT_RESULT_SCHEMA } from './mcp-result.js';
 export type { McpTextResult } from './mcp-result.js';
 export { assignLocalNames, sanitizeToolNamePart } from './mcp-names.js';
 export { loadModuleTools } from './module.js';
+export { openApiTools } from './openapi.js';
+export type { OpenApiSource, OpenApiSourceStatus, OpenApiToolsOptions } from './openapi.js';
+export type { SkippedOperation } from './openapi-operations.js';
 export { loadSources, interpolateEnv } from './load.js';
 export type {
   LoadedSources,

@@ -2,11 +2,17 @@
 import { IsocodeError, isIsocodeError } from '../index.js';
 import type { ToolDefinition } from '../index.js';
 import { formatConfigPath } from './config.js';
-import type { IsocodeConfig, McpSourceConfig, SourceConfig } from './config-types.js';
+import type {
+  IsocodeConfig,
+  McpSourceConfig,
+  OpenApiSourceConfig,
+  SourceConfig,
+} from './config-types.js';
 import { builtinDemoTools } from './demo.js';
 import type { McpSource, McpSourceStatus } from './mcp.js';
 import type { McpReconnectOptions, McpServerOptions } from './mcp-connection.js';
 import { loadModuleTools } from './module.js';
+import type { OpenApiSourceStatus, OpenApiToolsOptions } from './openapi.js';
 import { Emitter } from '../events/emitter.js';
 
 /** Status of the built-in demo source. */
@@ -26,7 +32,8 @@ export interface ModuleSourceStatus {
 }
 
 /** Status of one loaded source. */
-export type SourceStatus = BuiltinSourceStatus | ModuleSourceStatus | McpSourceStatus;
+export type SourceStatus =
+  BuiltinSourceStatus | ModuleSourceStatus | McpSourceStatus | OpenApiSourceStatus;
 
 /** Every tool of a config's sources. */
 export interface LoadedSources {
@@ -44,7 +51,7 @@ export interface LoadedSources {
 
 /** Options of {@link loadSources}. */
 export interface LoadSourcesOptions {
-  /** Where `${VAR}` in `mcp.env` and `mcp.headers` values is looked up. @default process.env */
+  /** Where `${VAR}` in `mcp.env`, `mcp.headers` and `openapi.headers` values is looked up. @default process.env */
   env?: NodeJS.ProcessEnv | undefined;
   /** Reconnection backoff of every MCP source. @default see McpReconnectOptions */
   reconnect?: McpReconnectOptions | undefined;
@@ -98,7 +105,21 @@ function mcpServerOptions(source: McpSourceConfig, env: NodeJS.ProcessEnv): McpS
   };
 }
 
+function openApiOptions(source: OpenApiSourceConfig, env: NodeJS.ProcessEnv): OpenApiToolsOptions {
+  const o = source.openapi;
+  return {
+    name: source.name,
+    spec: o.spec,
+    baseUrl: o.baseUrl,
+    headers: interpolateAll(o.headers, env, ['openapi', 'headers']),
+    timeoutMs: o.timeoutMs,
+    maxResponseBytes: o.maxResponseBytes,
+    operations: o.operations,
+  };
+}
+
 function labelOf(source: SourceConfig): string {
+  if (source.kind === 'openapi') return `openapi "${source.name}"`;
   return source.kind === 'builtin'
     ? `builtin "${source.builtin}"`
     : source.kind === 'module'
@@ -124,7 +145,8 @@ function wrapFailure(error: unknown, index: number, source: SourceConfig): Isoco
 type Loaded =
   | { kind: 'builtin'; tools: ToolDefinition[] }
   | { kind: 'module'; name: string; path: string; tools: ToolDefinition[] }
-  | { kind: 'mcp'; source: McpSource };
+  | { kind: 'mcp'; source: McpSource }
+  | { kind: 'openapi'; tools: ToolDefinition[]; status: () => OpenApiSourceStatus };
 
 async function loadOne(source: SourceConfig, options: LoadSourcesOptions): Promise<Loaded> {
   if (source.kind === 'builtin') return { kind: 'builtin', tools: builtinDemoTools() };
@@ -135,6 +157,11 @@ async function loadOne(source: SourceConfig, options: LoadSourcesOptions): Promi
       path: source.module,
       tools: await loadModuleTools(source.module),
     };
+  if (source.kind === 'openapi') {
+    const { openApiTools } = await import('./openapi.js');
+    const api = await openApiTools(openApiOptions(source, options.env ?? process.env));
+    return { kind: 'openapi', tools: api.tools, status: () => api.status() };
+  }
   // The MCP SDK (~0.3 s to import) is loaded only when a config names an MCP source.
   const { mcpTools } = await import('./mcp.js');
   const mcp = await mcpTools({
@@ -153,6 +180,7 @@ function statusOf(l: Loaded): SourceStatus {
   if (l.kind === 'builtin') return { kind: 'builtin', name: 'demo', toolCount: l.tools.length };
   if (l.kind === 'module')
     return { kind: 'module', name: l.name, path: l.path, toolCount: l.tools.length };
+  if (l.kind === 'openapi') return l.status();
   return l.source.status();
 }
 

@@ -97,6 +97,7 @@ function codeModeOptions(
       extra?.inferOutputs ?? (config.inferOutputs === false ? undefined : config.inferOutputs),
     discovery: { ...config.discovery, ...extra?.discovery },
     sandbox: extra?.sandbox ?? config.sandbox,
+    wall: extra?.wall ?? config.wall,
     workers: { ...definedLimits(config.workers), ...definedLimits(extra?.workers) },
     admission: { ...definedLimits(config.admission), ...definedLimits(extra?.admission) },
     limits: { ...definedLimits(config.limits), ...definedLimits(extra?.limits) },

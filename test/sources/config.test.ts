@@ -65,6 +65,7 @@ describe('parseConfig', () => {
       discovery: {},
       typecheck: 'error',
       sandbox: 'process',
+      wall: 'auto',
       workers: {},
       admission: {},
       maxParallelSubCalls: 10,
@@ -265,12 +266,12 @@ describe('parseConfig', () => {
     [
       'a source of no kind',
       { sources: [{ name: 'x' }] },
-      'sources[0]: expected one of the keys "builtin", "module" or "mcp"',
+      'sources[0]: expected one of the keys "builtin", "module", "mcp" or "openapi"',
     ],
     [
       'a source of two kinds',
       { sources: [{ builtin: 'demo', module: './a.mjs' }] },
-      'sources[0]: expected only one of the keys "builtin", "module" or "mcp", got "builtin" and "module"',
+      'sources[0]: expected only one of the keys "builtin", "module", "mcp" or "openapi", got "builtin" and "module"',
     ],
     ['a source that is not an object', { sources: ['demo'] }, 'sources[0]: expected an object'],
     [
