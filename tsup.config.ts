@@ -9,6 +9,10 @@ const entries = {
   sources: 'src/sources/index.ts',
   server: 'src/server/index.ts',
   mcp: 'src/mcp/index.ts',
+  // Framework adapters (decision record 031): each framework is an optional peer, never bundled.
+  ai: 'src/adapters/ai-sdk.ts',
+  'openai-agents': 'src/adapters/openai-agents.ts',
+  langchain: 'src/adapters/langchain.ts',
 };
 
 export default defineConfig([
@@ -20,7 +24,9 @@ export default defineConfig([
     platform: 'node',
     dts: { entry: entries },
     shims: true,
-    sourcemap: true,
+    // No sourcemaps: the build is not minified (stack traces read as they are) and the maps were 60 % of
+    // the unpacked package (issue 27).
+    sourcemap: false,
     // dist/console/ is the console build's own (below): cleaned by it, not raced by this one.
     clean: ['!console/**'],
     splitting: true,

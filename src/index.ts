@@ -25,6 +25,7 @@ export type {
   PromptSection,
 } from './runtime-types.js';
 export type { TypecheckMode, RunTimings, IsolateRunnerOptions } from './run-code/isolate-runner.js';
+export type { WallMode, WallStatus } from './wall/wall.js';
 export type { RenderedSdk, SdkBinding, SdkWarning } from './sdk/index.js';
 export type { SandboxLimits } from './sandbox/index.js';
 export type { WorkerPoolOptions, WorkerPoolStats } from './sandbox/worker/supervisor.js';

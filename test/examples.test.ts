@@ -25,3 +25,21 @@ describe('the README library example', () => {
     expect(stdout).toContain('Nairobi');
   }, 60_000);
 });
+
+// The framework adapters' examples, importing `isocode/ai`, `isocode/openai-agents` and
+// `isocode/langchain` as a user does (tsconfig.json's paths map them to the sources for tsx).
+describe.each([
+  ['ai-sdk', "[ 'run_code' ]"],
+  ['openai-agents', 'approve? run_code'],
+  ['langchain', "[ 'run_code' ]"],
+])('the %s adapter example', (name, shown) => {
+  it('runs its loop to the answer', async () => {
+    const { stdout } = await run(
+      process.execPath,
+      ['--no-node-snapshot', '--import', 'tsx', `examples/adapters/${name}.ts`],
+      { cwd: root },
+    );
+    expect(stdout).toContain(shown);
+    expect(stdout).toContain('Warmest: Nairobi');
+  }, 60_000);
+});

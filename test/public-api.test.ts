@@ -37,6 +37,18 @@ describe('the public API', () => {
     );
   });
 
+  it('no framework adapter is reachable from the root or testing entry, and adapters pull no faces', () => {
+    for (const entry of ['src/index.ts', 'src/testing.ts'])
+      expect([...graph(entry)].filter((f) => f.startsWith('src/adapters/'))).toEqual([]);
+    for (const adapter of ['ai-sdk', 'openai-agents', 'langchain']) {
+      const files = [...graph(`src/adapters/${adapter}.ts`)];
+      expect(files.filter((f) => /^src\/(server|mcp|cli|sources)\//.test(f))).toEqual([]);
+      // Each adapter imports its own framework and no other one.
+      const others = ['ai-sdk', 'openai-agents', 'langchain'].filter((a) => a !== adapter);
+      expect(files.filter((f) => others.some((o) => f === `src/adapters/${o}.ts`))).toEqual([]);
+    }
+  });
+
   it('exports explicit, documented names (no accidental internals)', () => {
     const names = Object.keys(api).sort();
     expect(names).toContain('createRuntime');

@@ -25,6 +25,9 @@ const SUBPATHS: Record<string, string> = {
   'isocode/sources': 'src/sources/index.ts',
   'isocode/server': 'src/server/index.ts',
   'isocode/mcp': 'src/mcp/index.ts',
+  'isocode/ai': 'src/adapters/ai-sdk.ts',
+  'isocode/openai-agents': 'src/adapters/openai-agents.ts',
+  'isocode/langchain': 'src/adapters/langchain.ts',
 };
 
 describe('doc blocks', () => {
