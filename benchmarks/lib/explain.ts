@@ -14,9 +14,15 @@ function dispatch(metrics: Metrics, kind: 'seq' | 'batch'): string {
   const marginal = metrics[`dispatch.isocode-nocheck.${kind}MarginalUs`];
   const floor =
     direct !== undefined && marginal !== undefined
-      ? ` The direct executor call alone costs ${f(direct, 1)} µs, so ${f(marginal - direct, 1)} µs per call is the isolate boundary and scheduling.`
+      ? ` The direct executor call costs ${f(direct, 1)} µs, so ${f(marginal - direct, 1)} µs per call is the process boundary, the worker's bridge, the isolate and the nested pipeline's own stages.`
       : '';
-  return `Marginal ${f(marginal, 1)} µs per nested call.${floor} Profile a program making many calls (\`node --cpu-prof\`) to see whether the executor pipeline or the bridge dominates.`;
+  return `Marginal ${f(marginal, 1)} µs per nested call.${floor}`;
+}
+
+function catalog(metrics: Metrics, engine: string): string {
+  const small = metrics[`catalog.${engine}.sdk-10.p50Ms`];
+  const large = metrics[`catalog.${engine}.sdk-1000.p50Ms`];
+  return `Medians ${f(small)} ms against 10 tools, ${f(large)} ms against 1,000.`;
 }
 
 function latency(metrics: Metrics, engine: string): string {
@@ -68,9 +74,14 @@ function cold(metrics: Metrics): string {
  */
 const CLOSE: Readonly<Record<string, string>> = {
   'dispatch-seq':
-    "Where the time goes and what would close it (decision 025): two pipe writes that wake the other process (~30 µs) and the executor's nested pipeline (~29 µs) per call; a shared-memory channel, one timer and signal per run instead of per call, arguments passed through the worker as text.",
+    "Where the time goes (decisions 025, 034): per sequential call two pipe writes, each waking the other process (on 2 busy cores the writer is descheduled in the write), the worker's isolated-vm slice (applySync with its time limit, allocation-heavy) and bridge, and the host's nested stages around the executor; what would close it is a channel that needs no kernel wake-up per message (shared memory with a spin-then-wait, not available to Node without a native addon).",
   'dispatch-batch':
-    "Decision 025: a batch already pays one frame each way; what is left per call is the executor's nested pipeline, the bridge and the run wrappers.",
+    "Decisions 025, 034: a batch already pays one frame each way and one isolate entry for its replies; what is left per call is the worker's bridge and isolate work and the host's nested stages (hooks' argument view, the run's record and events, the reply), each a few µs.",
+  'catalog-nocheck':
+    'Decision 034: what remains per tool is the tool index copied into each fresh context and searched for the names a program touches.',
+  'catalog-check':
+    'Decision 034: the checker re-checks only the program against the unchanged SDK file; what remains is the run without the check.',
+  'catalog-inprocess': 'Decision 034: as without the check, in the host process.',
   'latency-check':
     'Decision 026: the native checker spends ~3 ms per check inside the compiler and its JSON-RPC client ~1.3 ms on the host; a checker that reuses the merged globals across snapshots would close most of it (a repeated program already answers from the check cache).',
   'latency-nocheck':
@@ -92,6 +103,9 @@ export function explainMisses(
   const why: Record<string, () => string> = {
     'dispatch-seq': () => dispatch(metrics, 'seq'),
     'dispatch-batch': () => dispatch(metrics, 'batch'),
+    'catalog-nocheck': () => catalog(metrics, 'isocode-nocheck'),
+    'catalog-check': () => catalog(metrics, 'isocode-uncached'),
+    'catalog-inprocess': () => catalog(metrics, 'isocode-inprocess'),
     'latency-check': () => latency(metrics, 'isocode-uncached'),
     'latency-nocheck': () => latency(metrics, 'isocode-nocheck'),
     'cold-start': () => cold(metrics),

@@ -6,6 +6,7 @@ import type { Progress } from './progress.js';
 export const SCENARIO_IDS = [
   'dispatch',
   'latency',
+  'catalog',
   'cold',
   'cli',
   'throughput',

@@ -107,10 +107,11 @@ export const dispatchScenario: Scenario = {
             [`dispatch.${name}.directUs`]: direct,
             [`dispatch.${name}.seqMarginalUs`]: seq,
             [`dispatch.${name}.batchMarginalUs`]: batch,
-            [`dispatch.${name}.seqRatio`]: seq / direct,
-            [`dispatch.${name}.batchRatio`]: batch / direct,
             [`dispatch.${name}.noiseUs`]: noise,
           });
+          // A ratio only for a figure the run resolved: under the noise, its target is "not measured".
+          if (seq >= noise) out.metrics[`dispatch.${name}.seqRatio`] = seq / direct;
+          if (batch >= noise) out.metrics[`dispatch.${name}.batchRatio`] = batch / direct;
           table.rows.push([
             name,
             direct,

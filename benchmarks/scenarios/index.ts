@@ -1,6 +1,7 @@
 /** Every scenario, in run order. */
 import type { Scenario } from '../lib/types.js';
 import { baselinesScenario } from './baselines.js';
+import { catalogSizeScenario } from './catalog-size.js';
 import { cliScenario } from './cli.js';
 import { coldScenario } from './cold.js';
 import { dispatchScenario } from './dispatch.js';
@@ -14,6 +15,7 @@ import { throughputScenario } from './throughput.js';
 export const SCENARIOS: readonly Scenario[] = [
   dispatchScenario,
   latencyScenario,
+  catalogSizeScenario,
   coldScenario,
   cliScenario,
   throughputScenario,

@@ -44,7 +44,7 @@ export function prepare(): typeof entry {
 }
 
 /**
- * What the host calls: `(port, treeJson)` installs the scope ({@link install}), `(id, reply)`
+ * What the host calls: `(port, index)` installs the scope ({@link install}), `(id, reply)`
  * delivers a reply to a binding call ({@link deliver}), `(indexJson, replies)` several
  * ({@link deliverMany}). Never throws.
  */
@@ -108,21 +108,20 @@ function setupFailed(send: Send, message: string): void {
  * outcome.
  * @param port the run's host function, receiving one-way messages (see `MESSAGE`): binding calls
  * (answered through {@link deliver}), console entries and, once, the outcome
- * @param treeJson JSON of the `tools` tree (`ToolNode`)
+ * @param index the tool index of the scope (`TOOL_INDEX`): `tools` is built from it lazily
  */
-function install(port: HostRef, treeJson: unknown): void {
+function install(port: HostRef, index: unknown): void {
   let send: Send;
   try {
     send = createSend(port);
   } catch {
     return;
   }
-  if (!prepared || wire !== undefined || typeof treeJson !== 'string') {
+  if (!prepared || wire !== undefined || typeof index !== 'string') {
     setupFailed(send, 'install: the context is not prepared, or already used');
     return;
   }
   try {
-    const tree: unknown = JSONParse(treeJson);
     // Filled by the hook, before the program runs; read by the bridge, console and runner.
     const limits = ObjectCreate(null) as RunLimits;
     limits.maxCalls = 1;
@@ -132,7 +131,7 @@ function install(port: HostRef, treeJson: unknown): void {
     const runWire = createWire();
     wire = runWire;
     bridge = createBridge(send, limits, runWire, durable, callTrace);
-    const tools = buildTools(tree, bridge.callTool);
+    const tools = buildTools(index, bridge.callTool);
     const global = globalThis as unknown as Record<string, unknown>;
     ObjectDefineProperty(global, 'tools', {
       value: tools,

@@ -39,12 +39,22 @@ export const ReflectConstruct: (
   newTarget?: Applicable,
 ) => object = Reflect.construct as never;
 export const MathMin = Math.min;
+export const ProxyCtor = Proxy;
+export const ReflectGet = Reflect.get;
+export const ReflectHas = Reflect.has;
+export const ReflectGetOwnPropertyDescriptor = Reflect.getOwnPropertyDescriptor;
+export const ReflectIsExtensible = Reflect.isExtensible;
+export const ReflectPreventExtensions = Reflect.preventExtensions;
+export const ReflectDefineProperty = Reflect.defineProperty;
+export const ReflectDeleteProperty = Reflect.deleteProperty;
+export const ReflectSetPrototypeOf = Reflect.setPrototypeOf;
 
 /* eslint-disable @typescript-eslint/unbound-method -- intrinsics are captured unbound on purpose and only called through ReflectApply */
 const promiseThenIntrinsic = Promise.prototype.then;
 const promiseResolveIntrinsic = Promise.resolve;
 const promiseRejectIntrinsic = Promise.reject;
 const stringSliceIntrinsic = String.prototype.slice;
+const stringIndexOfIntrinsic = String.prototype.indexOf;
 const charCodeAtIntrinsic = String.prototype.charCodeAt;
 const objectToStringIntrinsic = Object.prototype.toString;
 const arrayIsArrayIntrinsic = Array.isArray;
@@ -76,6 +86,11 @@ export function stringSlice(s: string, start: number, end?: number): string {
     s,
     end === undefined ? [start] : [start, end],
   ) as string;
+}
+
+/** `s.indexOf(search, from)` with the original method. */
+export function stringIndexOf(s: string, search: string, from: number): number {
+  return ReflectApply(stringIndexOfIntrinsic, s, [search, from]) as number;
 }
 
 /** `s.charCodeAt(i)` with the original method. */

@@ -69,14 +69,33 @@ export interface ThrownDescription {
 }
 
 /**
- * A node of the `tools` tree as the host sends it: `t`, the tool called by this node (absent for a
- * pure namespace); `c`, the children by property name (absent for a leaf). A path can be both a
- * tool and a namespace.
+ * The `tools` tree as the host sends it: a **tool index**, one text per scope catalog, built once by
+ * the host (`src/sandbox/bindings.ts`) and searched by the isolate without parsing it whole, so a
+ * run pays for the names its program touches, not for the size of the catalog (`tools.ts`).
+ *
+ * One line per node of the tree (every binding's path and every prefix of it), in the order the
+ * nodes first appear in the bindings (a node's line comes before its children's):
+ * `LINE key TOOL kind tool`, where `key` is the node's path segments, each as `JSON.stringify` text
+ * (never holding a raw `LINE` or `TOOL` character), joined by `SEGMENT`; `kind` is one of
+ * {@link TOOL_NODE}; `tool` is the `JSON.stringify` text of the tool's name (empty for a namespace).
+ * The node at `tools.a.b` is found by searching `LINE "a","b" TOOL`; a JSON string token ends at
+ * its first unescaped quote, so the search never matches inside another segment.
  */
-export interface ToolNode {
-  t?: string;
-  c?: Record<string, ToolNode>;
-}
+export const TOOL_INDEX = {
+  line: '\n',
+  tool: '\t',
+  segment: ',',
+} as const;
+
+/** Kinds of a node of the tool index (see {@link TOOL_INDEX}). */
+export const TOOL_NODE = {
+  /** A namespace only. */
+  namespace: 'n',
+  /** A tool only. */
+  tool: 't',
+  /** A tool that is also a namespace (`tools.db()` and `tools.db.query()`). */
+  both: 'b',
+} as const;
 
 /**
  * The per-run limits the isolate applies before crossing (the host checks each again). The host

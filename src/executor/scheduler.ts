@@ -1,25 +1,36 @@
 /**
- * The nested-call scheduler of one parent execution, on p-queue. Calls start in submission order
- * (p-queue is FIFO). Concurrency-safe calls overlap up to a cap (the queue's concurrency); any
- * other call is exclusive: when its turn comes it lowers the queue's concurrency to 1 (holding
- * later calls back), waits until it is the queue's only pending call, runs, then restores the cap.
+ * The nested-call scheduler of one parent execution. Calls start in submission order (a FIFO).
+ * Concurrency-safe calls overlap up to a cap; any other call is exclusive: when its turn comes it
+ * holds later calls back, waits until the calls already running have settled, runs alone, then lets
+ * the queue go on. A counter and a list (decision 034): a call with a free slot and nobody ahead
+ * starts at once, with no promise, event or timer of a queue library on its path — the common case
+ * of a program's nested calls, each of which used to pay p-queue's per-task bookkeeping.
  */
-import PQueue from 'p-queue';
 
 /** What {@link NestedScheduler.run} resolves to when the call never ran. */
 export const NOT_RUN: unique symbol = Symbol('not run');
 
+/** A call waiting for its turn. */
+interface Waiting {
+  safe: boolean;
+  /** Starts the call (its turn has come); the slot is taken before it is called. */
+  start: () => void;
+}
+
 /** Schedules the nested calls of one run_code execution. */
 export class NestedScheduler {
   readonly #cap: number;
-  readonly #queue: PQueue;
-  /** Queue-time signals for `add`, reused: one that never aborted has no listener left once its call settled. */
-  readonly #gates: AbortController[] = [];
+  /** Calls holding a slot (started, not settled; an exclusive call counts while it waits to run alone). */
+  #running = 0;
+  /** An exclusive call has its turn: nothing else starts until it has settled. */
+  #held = false;
+  /** The exclusive call whose turn came, waiting for the running calls to settle. */
+  #alone: (() => void) | undefined;
+  readonly #queue: Waiting[] = [];
 
   /** @param maxParallel how many concurrency-safe calls may overlap @default 10 */
   constructor(maxParallel = 10) {
     this.#cap = Math.max(1, Math.floor(maxParallel));
-    this.#queue = new PQueue({ concurrency: this.#cap });
   }
 
   /**
@@ -28,8 +39,11 @@ export class NestedScheduler {
    * its run ahead of it that it must wait for.
    */
   free(safe: boolean): boolean {
-    const queue = this.#queue;
-    return queue.size === 0 && (safe ? queue.pending < queue.concurrency : queue.pending === 0);
+    return (
+      this.#queue.length === 0 &&
+      !this.#held &&
+      (safe ? this.#running < this.#cap : this.#running === 0)
+    );
   }
 
   /**
@@ -39,53 +53,61 @@ export class NestedScheduler {
    */
   run<T>(safe: boolean, signal: AbortSignal, work: () => Promise<T>): Promise<T | typeof NOT_RUN> {
     if (signal.aborted) return Promise.resolve(NOT_RUN);
-    const queue = this.#queue;
-    const start = (): Promise<T | typeof NOT_RUN> => (safe ? work() : this.#alone(signal, work));
-    // A call with a free slot and nobody ahead starts inside `add`: it needs no queue-time signal.
-    if (queue.size === 0 && queue.pending < queue.concurrency) return queue.add(start);
-    return this.#waiting(signal, start);
+    if (this.#queue.length === 0 && !this.#held && this.#running < this.#cap)
+      return this.#start(safe, signal, work);
+    return new Promise<T | typeof NOT_RUN>((resolve, reject) => {
+      const entry: Waiting = {
+        safe,
+        start: () => {
+          signal.removeEventListener('abort', onAbort);
+          this.#start(safe, signal, work).then(resolve, reject);
+        },
+      };
+      // Released without running when the run settles (or is aborted) while the call waits.
+      const onAbort = (): void => {
+        const at = this.#queue.indexOf(entry);
+        if (at < 0) return;
+        this.#queue.splice(at, 1);
+        resolve(NOT_RUN);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.#queue.push(entry);
+    });
   }
 
-  /**
-   * A call that has to wait. p-queue's signal removes a queued task on abort. The one it gets
-   * follows `signal` only while the call is queued: p-queue would also free a running task's slot
-   * on abort, and a started call keeps its slot until its body has settled.
-   */
-  async #waiting<T>(
+  /** Takes a slot and runs the call; gives the slot back (and starts who is next) when it settles. */
+  async #start<T>(
+    safe: boolean,
     signal: AbortSignal,
-    start: () => Promise<T | typeof NOT_RUN>,
+    work: () => Promise<T>,
   ): Promise<T | typeof NOT_RUN> {
-    const gate = this.#gates.pop() ?? new AbortController();
-    const onAbort = (): void => gate.abort(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    let started = false;
-    const task = (): Promise<T | typeof NOT_RUN> => {
-      started = true;
-      signal.removeEventListener('abort', onAbort);
-      return start();
-    };
+    this.#running++;
+    if (!safe) this.#held = true;
     try {
-      return await this.#queue.add(task, { signal: gate.signal });
-    } catch (err) {
-      if (started) throw err;
-      return NOT_RUN; // aborted while queued
+      if (safe) return await work();
+      // Its turn: later calls wait (held); the ones already running finish first.
+      if (this.#running > 1) await new Promise<void>((resolve) => (this.#alone = resolve));
+      return signal.aborted ? NOT_RUN : await work();
     } finally {
-      signal.removeEventListener('abort', onAbort);
-      // p-queue removed its listeners before this continuation ran; an aborted gate is spent.
-      if (!gate.signal.aborted) this.#gates.push(gate);
+      this.#running--;
+      if (!safe) this.#held = false;
+      this.#next();
     }
   }
 
-  /** An exclusive call's turn: hold later calls back, let running ones finish, run alone. */
-  async #alone<T>(signal: AbortSignal, work: () => Promise<T>): Promise<T | typeof NOT_RUN> {
-    const queue = this.#queue;
-    queue.concurrency = 1;
-    try {
-      // p-queue counts this call as pending too; it emits "next" as each other call settles.
-      while (queue.pending > 1) await new Promise((resolve) => queue.once('next', resolve));
-      return signal.aborted ? NOT_RUN : await work();
-    } finally {
-      queue.concurrency = this.#cap;
+  /** After a call settled: wakes the exclusive call waiting to run alone, or starts queued calls. */
+  #next(): void {
+    if (this.#held) {
+      if (this.#running === 1 && this.#alone !== undefined) {
+        const alone = this.#alone;
+        this.#alone = undefined;
+        alone();
+      }
+      return;
+    }
+    while (this.#queue.length > 0 && !this.#held && this.#running < this.#cap) {
+      const entry = this.#queue.shift() as Waiting;
+      entry.start();
     }
   }
 }

@@ -9,15 +9,19 @@ import type { CallTrace } from '../sandbox/types.js';
 import { isReplayed } from './durable-seam.js';
 import type { CallLine, CallWatch, RunnerContext } from './types.js';
 
-/** The most characters of a call's arguments a `call-start` event carries (as JSON). */
+/** The most characters of a call's arguments (or result) a progress event carries (as JSON). */
 export const MAX_EVENT_ARGS_CHARS = 2_000;
 
+/** The most characters of a failed call's error message a `call-end` event carries. */
+export const MAX_EVENT_MESSAGE_CHARS = 500;
+
 /**
- * The arguments as a progress event carries them: the JSON value when it is short enough, else
- * `{ truncated: true, chars, head }` (the audit's shape), undefined for no arguments or a value
- * JSON cannot hold.
+ * A value as a progress event carries it (a call's arguments, a call's result): the JSON value when
+ * it is short enough, else `{ truncated: true, chars, head }` (the audit's shape), undefined for no
+ * value or one JSON cannot hold. The cost is one serialisation of a value the limits already bound
+ * (`maxArgBytes`, `maxBindingResultBytes`; decision 029's inventory).
  */
-export function eventArgs(args: unknown): JsonValue | undefined {
+export function eventJson(args: unknown): JsonValue | undefined {
   let text: string | undefined;
   try {
     text = JSON.stringify(args);
@@ -48,7 +52,8 @@ export function recordingDispatch(
       type: 'call-start',
       name,
       seq,
-      args: eventArgs(args),
+      args: eventJson(args),
+      at: Date.now(),
       ...(callId === undefined ? {} : { callId }),
     });
     const r = await pending;
@@ -64,6 +69,10 @@ export function recordingDispatch(
       ok: line.ok,
       code: line.code,
       durationMs,
+      at: Date.now(),
+      ...(r.ok
+        ? { result: eventJson(r.value) }
+        : { message: r.error.message.slice(0, MAX_EVENT_MESSAGE_CHARS) }),
       // Answered from a durable run's journal: the tool did not run again.
       ...(isReplayed(r) ? { replayed: true as const } : {}),
     });

@@ -5,7 +5,7 @@
  * with token counts estimated from character classes ({@link estimateTokens}): a program never makes
  * the host run the tokenizer (a CJK text of 16 KiB took it ~1–3.5 s; docs/decisions/029-host-work.md).
  */
-import { estimateTokens } from '../tokens.js';
+import { estimateTokens, tokenCountsExact } from '../tokens.js';
 import type { ToolResult } from '../executor/types.js';
 import { renderRunValue } from './render.js';
 import type { CodeRunner, RunCodeValue, RunnerContext } from './types.js';
@@ -30,7 +30,8 @@ export interface SavingsLedger {
   returnedTokens: number;
   /**
    * True when some nested or returned token count is an estimate: every non-empty text is estimated
-   * from its character classes, never tokenized (the catalog figures are exact).
+   * from its character classes, never tokenized (the catalog figures are exact, except without the
+   * optional gpt-tokenizer, when they are estimates too).
    */
   tokensEstimated: boolean;
 }
@@ -90,7 +91,7 @@ class RunLedger {
       nestedResultTokens: this.tokens,
       returnedBytes: Buffer.byteLength(returned),
       returnedTokens: r.tokens,
-      tokensEstimated: this.estimated || r.estimated,
+      tokensEstimated: this.estimated || r.estimated || !tokenCountsExact(),
     };
   }
 }

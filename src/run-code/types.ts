@@ -3,7 +3,7 @@ import type { ErrorCode } from '../errors.js';
 import type { ToolResult } from '../executor/types.js';
 import type { ParentToken } from '../tools/types.js';
 import type { JsonValue } from '../json.js';
-import type { CallTrace, DurableTape, FailureKind } from '../sandbox/types.js';
+import type { CallTrace, DurableTape, FailureKind, ProgramFrame } from '../sandbox/types.js';
 import type { PauseClock } from '../pause-clock.js';
 
 /** One captured console line. */
@@ -63,6 +63,12 @@ export interface RunFailureDetails {
   diagnostics?: ProgramDiagnostic[];
   line?: number;
   column?: number;
+  /**
+   * For kind `exception`: the program's frames of the error's stack, innermost first (at most 10;
+   * program coordinates; `fn` the function's name as V8 shows it, at most 100 characters). The
+   * first is `line`/`column`.
+   */
+  frames?: ProgramFrame[];
   /**
    * For kind `exception` when the program threw something that is not an Error (`throw { code: 42 }`,
    * `throw 'x'`): the thrown value as JSON, bounded in size (long strings cut, extra entries
@@ -133,10 +139,12 @@ export type RunProgressEvent =
       name: string;
       /** The call's number in the run, in arrival (program) order, from 1; its call-end has the same. */
       seq: number;
-      /** The arguments, bounded (`eventArgs` in call-record.ts). */
+      /** The arguments, bounded (`eventJson` in call-record.ts). */
       args: JsonValue | undefined;
       /** The executor's id of the call when known at its start (a durable run's: approvals' callKey). */
       callId?: string | undefined;
+      /** When the call left the program (epoch ms). */
+      at: number;
     }
   | {
       type: 'call-end';
@@ -145,6 +153,12 @@ export type RunProgressEvent =
       ok: boolean;
       code: ErrorCode | undefined;
       durationMs: number;
+      /** When the call settled (epoch ms). */
+      at: number;
+      /** The call's value, bounded like the arguments (`eventJson` in call-record.ts); ok calls only. */
+      result?: JsonValue | undefined;
+      /** The error's message, at most `MAX_EVENT_MESSAGE_CHARS` characters; failed calls only. */
+      message?: string | undefined;
       /** A durable run's replay answered the call from its journal (the tool did not run again). */
       replayed?: true | undefined;
     };

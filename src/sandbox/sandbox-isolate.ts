@@ -11,7 +11,7 @@ import ivm from 'isolated-vm';
 import { loadBootstrapScript } from './isolate-code.js';
 
 /**
- * The host's view of the bootstrap's `entry`: `(port, treeJson)` installs the scope, `(id, reply)`
+ * The host's view of the bootstrap's `entry`: `(port, index)` installs the scope (the tool index, see `TOOL_INDEX`), `(id, reply)`
  * answers a binding call. Always called with `applyIgnored`.
  */
 export type EntryRef = ivm.Reference<(a: unknown, b: unknown) => void>;
@@ -67,7 +67,7 @@ export interface PreparedContext {
   readonly entry: EntryRef;
   /** Where the context's messages arrive. */
   readonly port: ContextPort;
-  /** JSON of the `tools` tree installed in the context, if one is. */
+  /** The tool index (`TOOL_INDEX`) of the `tools` tree installed in the context, if one is. */
   tree: string | undefined;
 }
 
@@ -160,7 +160,7 @@ export class SandboxIsolate {
     return this.ownerKey;
   }
 
-  /** JSON of the tools tree installed in the prepared context, if any. */
+  /** The tool index of the tools tree installed in the prepared context, if any. */
   get preparedTree(): string | undefined {
     return this.prepared?.tree;
   }

@@ -1,54 +1,46 @@
-import type PQueue from 'p-queue';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { defineTool, type ToolResult } from '../../src/index.js';
 import { codeRuntime, concurrencyProbe, deferred, run } from './fixtures.js';
 
-// A p-queue that records what the executor asks of it: the real queue does the scheduling.
-const seen = vi.hoisted(() => ({ adds: 0, concurrency: [] as number[] }));
-vi.mock('p-queue', async (importOriginal) => {
-  const real = (await importOriginal<{ default: typeof PQueue }>()).default;
-  class RecordingQueue extends real {
-    constructor(options: { concurrency: number }) {
-      super(options);
-      this.on('add', () => seen.adds++);
-    }
-    override get concurrency(): number {
-      return super.concurrency;
-    }
-    override set concurrency(n: number) {
-      seen.concurrency.push(n);
-      super.concurrency = n;
-    }
-  }
-  return { default: RecordingQueue };
-});
-
-describe('the nested-call scheduler is p-queue', () => {
-  it('every nested call goes through the queue; a direct call does not', async () => {
+describe('the nested-call scheduler', () => {
+  it('overlaps safe calls up to the cap, runs an exclusive call alone, in arrival order', async () => {
     const p = concurrencyProbe();
     const rt = await codeRuntime(
-      // Two reads, the exclusive write W, a read: four nested calls.
+      // Two reads, the exclusive write W, two reads: five nested calls.
       (api) =>
         Promise.all(
-          ['a', 'b', 'W', 'c'].map((id) => api.call(id === 'W' ? 'write' : 'read', { id })),
+          ['a', 'b', 'W', 'c', 'd'].map((id) => api.call(id === 'W' ? 'write' : 'read', { id })),
         ),
       [p.make('read', true), p.make('write', false)],
       { maxParallelSubCalls: 4, scopes: { default: { mode: 'both' } } },
     );
-    seen.adds = 0;
-    seen.concurrency.length = 0;
     const res = await rt.execute(run());
     expect(res.ok).toBe(true);
-    expect(seen.adds).toBe(4);
-    // The queue starts at the cap; the exclusive call lowers it to 1 while it runs, then restores it.
-    expect(seen.concurrency).toEqual([4, 1, 4]);
+    // a and b overlapped; W waited for both, ran alone; c and d waited for W, then overlapped.
+    expect(p.order.slice(0, 2)).toEqual(['start:a', 'start:b']);
     expect(p.order.indexOf('start:W')).toBeGreaterThan(p.order.indexOf('end:a'));
+    expect(p.order.indexOf('start:W')).toBeGreaterThan(p.order.indexOf('end:b'));
     expect(p.order.indexOf('start:c')).toBeGreaterThan(p.order.indexOf('end:W'));
+    expect(p.order.indexOf('start:d')).toBeLessThan(p.order.indexOf('end:c'));
+    expect(p.peak()).toBe(2);
 
-    seen.adds = 0;
-    const direct = await rt.execute({ name: 'read', args: { id: 'd' } });
+    const direct = await rt.execute({ name: 'read', args: { id: 'e' } });
     expect(direct.ok).toBe(true);
-    expect(seen.adds).toBe(0);
+    await rt.close();
+  });
+
+  it('never starts more safe calls at once than the cap, and starts them in arrival order', async () => {
+    const p = concurrencyProbe();
+    const ids = Array.from({ length: 12 }, (_, i) => `r${i}`);
+    const rt = await codeRuntime(
+      (api) => Promise.all(ids.map((id) => api.call('read', { id }))),
+      [p.make('read', true)],
+      { maxParallelSubCalls: 3 },
+    );
+    const res = await rt.execute(run());
+    expect(res.ok).toBe(true);
+    expect(p.peak()).toBe(3);
+    expect(p.order.filter((e) => e.startsWith('start:'))).toEqual(ids.map((id) => `start:${id}`));
     await rt.close();
   });
 
