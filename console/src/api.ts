@@ -24,6 +24,9 @@ export interface RunView {
   finishedAt?: number | undefined;
 }
 
+/** Runs per page of the runs list (the API's most). */
+export const RUNS_PAGE = 100;
+
 /** A nested call of a run. */
 export interface CallView {
   name: string;
@@ -122,9 +125,15 @@ export class Api {
     await this.request('GET', '/v1/tools');
   }
 
-  async listRuns(status: string | undefined, signal?: AbortSignal): Promise<RunView[]> {
-    const q = new URLSearchParams({ limit: '100' });
+  /** The newest runs (at most {@link RUNS_PAGE}), or those created before `before` (ms). */
+  async listRuns(
+    status: string | undefined,
+    signal?: AbortSignal,
+    before?: number,
+  ): Promise<RunView[]> {
+    const q = new URLSearchParams({ limit: String(RUNS_PAGE) });
     if (status) q.set('status', status);
+    if (before !== undefined) q.set('before', String(before));
     const out = await this.request<{ runs?: RunView[] }>('GET', `/v1/runs?${q}`, undefined, signal);
     return out.runs ?? [];
   }

@@ -104,7 +104,7 @@ export function statusBadge(status: string): HTMLSpanElement {
 }
 
 /** A highlighted TypeScript program with line numbers. */
-export function codeBlock(source: string): HTMLElement {
+export function codeBlock(source: string, fail?: { line: number; note: string }): HTMLElement {
   const code = h('code');
   // Source mode: a hidden character (a Trojan Source bidi override) becomes a marked `\u202E`;
   // backslashes stay as written.
@@ -115,6 +115,21 @@ export function codeBlock(source: string): HTMLElement {
   }
   const lines = source.split('\n').length;
   const gutter = h('pre', { class: 'gutter', attrs: { 'aria-hidden': 'true' } });
-  gutter.textContent = Array.from({ length: lines }, (_, i) => String(i + 1)).join('\n');
-  return h('div', { class: 'program' }, gutter, h('pre', { class: 'source' }, code));
+  const failing = fail !== undefined && fail.line >= 1 && fail.line <= lines ? fail : undefined;
+  for (let i = 1; i <= lines; i++) {
+    if (i > 1) gutter.append('\n');
+    if (i === failing?.line)
+      gutter.appendChild(
+        h('span', { class: 'fail-line', title: failing.note, data: { testid: 'fail-line' } }, i),
+      );
+    else gutter.append(String(i));
+  }
+  const pre = h('pre', { class: 'source' }, code);
+  if (failing) {
+    // A band behind the failing line (CSSOM, which the page's CSP allows; no style attribute).
+    const band = h('div', { class: 'fail-band', attrs: { 'aria-hidden': 'true' } });
+    band.style.setProperty('--fail-line', String(failing.line - 1));
+    pre.prepend(band);
+  }
+  return h('div', { class: 'program' }, gutter, pre);
 }

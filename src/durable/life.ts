@@ -130,7 +130,8 @@ export function startLife(
       callId: runCallIdOf(id),
       slot,
       // The console tells a queued call from a running one by this event (decision 023).
-      onBodyStart: (callId) => void appendInOrder(deps, run, 'call-running', { callId }),
+      onBodyStart: (callId) =>
+        void appendInOrder(deps, run, 'call-running', { callId, at: Date.now() }),
       onBodies: (n) => {
         bodies = n;
         watch();

@@ -10,7 +10,7 @@ import {
   PROGRAM_FILENAME,
   type ThrownDescription,
 } from '../../sdk-templates/isolate/protocol.js';
-import type { FailureKind, RunOutcome, RunRequest } from './types.js';
+import type { FailureKind, ProgramFrame, RunOutcome, RunRequest } from './types.js';
 
 /** A decoded outcome, before logs and stats are attached. */
 export type Decoded =
@@ -21,19 +21,56 @@ export type Decoded =
       message: string;
       line?: number;
       column?: number;
+      frames?: ProgramFrame[];
       thrown?: JsonValue;
     };
 
 const escaped = PROGRAM_FILENAME.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const FRAME = new RegExp(`^\\s+at (?:async )?(?:.*\\()?${escaped}:(\\d+):(\\d+)\\)?\\s*$`);
+const FRAME = new RegExp(`^\\s+at (?:async )?(?:(.*?) \\()?${escaped}:(\\d+):(\\d+)\\)?\\s*$`);
+
+/** At most this many program frames a failure carries (innermost first). */
+export const MAX_PROGRAM_FRAMES = 10;
+/** At most this many characters of a frame's function name. */
+export const MAX_FRAME_NAME_CHARS = 100;
+
+/** The program frames of a V8 stack text, innermost first (1-based line and column in the program's JS). */
+export function programFrames(stack: string): ProgramFrame[] {
+  const out: ProgramFrame[] = [];
+  for (const line of stack.split('\n')) {
+    const match = FRAME.exec(line);
+    if (!match) continue;
+    const frame: ProgramFrame = { line: Number(match[2]), column: Number(match[3]) };
+    const fn = match[1]?.trim();
+    if (fn !== undefined && fn !== '' && fn !== '<anonymous>')
+      frame.fn = fn.slice(0, MAX_FRAME_NAME_CHARS);
+    out.push(frame);
+    if (out.length === MAX_PROGRAM_FRAMES) break;
+  }
+  return out;
+}
+
+/**
+ * A failure's program frames as the host passes them on: what the sandbox process reported, checked
+ * and bounded again (the process runs hostile code: its messages are input, not truth).
+ */
+export function checkedFrames(frames: unknown): ProgramFrame[] {
+  if (!Array.isArray(frames)) return [];
+  const out: ProgramFrame[] = [];
+  for (const f of frames.slice(0, MAX_PROGRAM_FRAMES) as unknown[]) {
+    if (typeof f !== 'object' || f === null) continue;
+    const { line, column, fn } = f as Record<string, unknown>;
+    if (!Number.isSafeInteger(line) || !Number.isSafeInteger(column)) continue;
+    const frame: ProgramFrame = { line: line as number, column: column as number };
+    if (typeof fn === 'string' && fn !== '') frame.fn = fn.slice(0, MAX_FRAME_NAME_CHARS);
+    out.push(frame);
+  }
+  return out;
+}
 
 /** The first program frame of a V8 stack text (1-based line and column in the program's JS). */
 export function programPosition(stack: string): { line: number; column: number } | undefined {
-  for (const line of stack.split('\n')) {
-    const match = FRAME.exec(line);
-    if (match) return { line: Number(match[1]), column: Number(match[2]) };
-  }
-  return undefined;
+  const first = programFrames(stack)[0];
+  return first === undefined ? undefined : { line: first.line, column: first.column };
 }
 
 function mapped(
@@ -144,6 +181,11 @@ export function decodeOutcome(
       }
       if (!isDescription(description))
         return { ok: false, kind: 'exception', message: 'Uncaught exception' };
+      // Frames outside the program's own coordinates (the wrapper) are dropped by the map.
+      const frames = programFrames(description.stack).flatMap((f) => {
+        const at = mapped(f, mapPosition);
+        return at === undefined ? [] : [{ ...at, ...(f.fn === undefined ? {} : { fn: f.fn }) }];
+      });
       const position = mapped(programPosition(description.stack), mapPosition);
       const thrown = thrownValue(description);
       return {
@@ -151,6 +193,7 @@ export function decodeOutcome(
         kind: 'exception',
         message: exceptionMessage(description),
         ...position,
+        ...(frames.length === 0 ? {} : { frames }),
         ...(thrown === undefined ? {} : { thrown }),
       };
     }

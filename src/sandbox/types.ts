@@ -233,6 +233,14 @@ export interface RunStats {
   truncatedLogs: boolean;
 }
 
+/** One frame of the program in an exception's stack (program coordinates). */
+export interface ProgramFrame {
+  line: number;
+  column: number;
+  /** The function's name as V8 shows it (`outer`, `Array.map`); absent at the top level. */
+  fn?: string;
+}
+
 /** How a run ended. `logs` always holds the console output captured before the end. */
 export type RunOutcome =
   | { ok: true; result: JsonValue; logs: LogEntry[]; stats: RunStats }
@@ -245,6 +253,8 @@ export type RunOutcome =
       line?: number;
       /** Program column of an exception, when known. */
       column?: number;
+      /** The program's frames of an exception's stack, innermost first, at most 10 (outcome.ts). */
+      frames?: ProgramFrame[];
       /** The bounded JSON preview of a thrown value that is not an Error (kind `exception`). */
       thrown?: JsonValue;
       logs: LogEntry[];

@@ -182,10 +182,27 @@ export function buildHttpApp(options: HttpAppOptions): HttpAppParts {
   app.get('/healthz', (c) => {
     // Read from state kept in the background: /healthz never waits on the store.
     const store = options.runs?.health();
+    // The second wall (decision record 032): off is reported, never hidden.
+    const status = runtime.stats().runner?.wall;
+    const wall =
+      status === undefined
+        ? {}
+        : {
+            wall: {
+              mode: status.mode,
+              active: status.active,
+              ...(status.reason === undefined ? {} : { reason: status.reason }),
+            },
+          };
     if (store === undefined || store.status !== 'unreachable')
-      return c.json({ status: 'ok', ...(store === undefined ? {} : { store: store.status }) });
+      return c.json({
+        status: 'ok',
+        ...(store === undefined ? {} : { store: store.status }),
+        ...wall,
+      });
     return c.json({
       status: 'degraded',
+      ...wall,
       store: store.status,
       storeError: store.message,
       // What still works without the store: synchronous runs and calls; not background runs.

@@ -169,6 +169,13 @@ export function createServiceMetrics(
   );
   registry.add(
     new Gauge(
+      'isocode_sandbox_wall',
+      'Whether the second wall (bubblewrap around the sandbox workers and the checker; decision record 032) is up: 1 on, 0 off.',
+      () => (runner()?.wall.active === true ? 1 : 0),
+    ),
+  );
+  registry.add(
+    new Gauge(
       'isocode_sandbox_workers',
       'Sandbox worker processes alive (idle, starting or serving a run).',
       () => workers()?.workers ?? 0,

@@ -60,6 +60,26 @@ describe.skipIf(missing !== undefined)(
       await context.close();
     }, 120_000);
 
+    it('shows beside each ask the description of the run that asks, and its program one click away', async () => {
+      const id = await startRun(`// cleans up\n${ASK('beside')}`, 'tidy the cache \u202Eevil');
+      const { page, context } = await harness.signedIn(KEY_A);
+      await page.goto(`${harness.url()}/console/#/approvals`);
+      const row = page.locator('[data-testid="pending"] tr[data-approval-id]');
+      await poll(() => row.count()).toBe(1);
+      const description = row.locator('[data-testid="ask-description"]');
+      // The description through the visible-text rule: the override is a marked escape.
+      await poll(() => description.textContent()).toBe('tidy the cache \\u202Eevil');
+      const program = row.locator('[data-testid="ask-program"]');
+      expect(await program.locator('pre.source').isVisible()).toBe(false);
+      await program.locator('summary').click();
+      expect(await program.locator('pre.source').textContent()).toContain(
+        "await tools.kv.delete({ key: 'beside' });",
+      );
+      await row.locator('[data-action="approve"]').click();
+      await until(async () => ((await statusOf(id)) === 'succeeded' ? true : undefined));
+      await context.close();
+    }, 120_000);
+
     it('makes no request while an idle tab’s timers run for two minutes, and its Asked times move', async () => {
       const id = await startRun(ASK('idle'), 'idle ask');
       const { page, context, requests } = await harness.signedIn(KEY_A, {

@@ -138,5 +138,133 @@ return 1;`,
       await settled(id);
       await context.close();
     }, 120_000);
+
+    it('shows each call’s wait and run time and its result, one line that expands', async () => {
+      const id = await startRun(
+        `await tools.kv.put({ key: 'a', value: 'x' });
+const d = await tools.kv.delete({ key: 'gone-${'y'.repeat(100)}' });
+return d.deleted.length;`,
+        'times and results',
+      );
+      const { page, context } = await harness.signedIn(KEY_A);
+      await page.goto(`${harness.url()}/console/#/runs/${id}`);
+      const approve = page.locator('[data-testid="pending"] [data-action="approve"]');
+      await approve.waitFor({ timeout: 30_000 });
+      // Held for the human a measurable while before the decision.
+      await new Promise((r) => setTimeout(r, 300));
+      await approve.click();
+      await settled(id);
+      const rows = page.locator('[data-testid="timeline"] tbody tr');
+      await poll(async () =>
+        Promise.all((await rows.all()).map((r) => r.getAttribute('data-state'))),
+      ).toEqual(['ok', 'ok']);
+      // The delete waited for its approval (≥ the 300 ms held), then ran; the put did not wait.
+      const ms = (text: string | null): number => {
+        const m = /^([\d.]+) (ms|s)$/.exec(text ?? '');
+        return m ? Number(m[1]) * (m[2] === 's' ? 1000 : 1) : NaN;
+      };
+      expect(ms(await rows.nth(1).locator('td.waited').textContent())).toBeGreaterThanOrEqual(300);
+      expect(ms(await rows.nth(0).locator('td.waited').textContent())).toBeLessThan(300);
+      expect(ms(await rows.nth(1).locator('td.ran').textContent())).toBeGreaterThanOrEqual(0);
+      // A short result is shown whole; a long one as a clipped summary that opens to all of it.
+      expect(await rows.nth(0).locator('td.result').textContent()).toBe('{"ok":true}');
+      const long = rows.nth(1).locator('td.result details');
+      const summary = (await long.locator('summary').textContent()) ?? '';
+      expect(summary.length).toBeLessThanOrEqual(60);
+      expect(summary.endsWith('…')).toBe(true);
+      expect(await long.locator('pre').isVisible()).toBe(false);
+      await long.locator('summary').click();
+      expect(await long.locator('pre').isVisible()).toBe(true);
+      expect(JSON.parse((await long.locator('pre').textContent()) ?? '')).toEqual({
+        deleted: `gone-${'y'.repeat(100)}`,
+      });
+      await context.close();
+    }, 120_000);
+
+    it('numbers log lines, filters them by a search, and follows the tail until scrolled up', async () => {
+      const id = await startRun(
+        `for (let i = 0; i < 300; i++) console.log(i % 50 === 7 ? 'needle ' + i : 'hay ' + i);
+return 1;`,
+        'searchable logs',
+      );
+      await settled(id);
+      const { page, context } = await harness.signedIn(KEY_A);
+      await page.goto(`${harness.url()}/console/#/runs/${id}`);
+      const lines = page.locator('[data-testid="logs"] li');
+      await poll(() => lines.count()).toBe(300);
+      expect(await lines.nth(41).getAttribute('data-line')).toBe('42');
+      expect(await page.locator('[data-testid="log-count"]').textContent()).toBe('300 lines');
+      // Followed to the end as the lines came.
+      const atEnd = (): Promise<boolean> =>
+        page.evaluate<boolean>(
+          `(() => { const el = document.querySelector('[data-testid="logs"]'); return el.scrollTop + el.clientHeight >= el.scrollHeight - 8; })()`,
+        );
+      await poll(atEnd).toBe(true);
+      await page.locator('[data-testid="log-search"]').fill('NEEDLE');
+      const shown = page.locator('[data-testid="logs"] li:visible');
+      await poll(() => shown.count()).toBe(6);
+      expect(await shown.first().textContent()).toBe('logneedle 7');
+      expect(await shown.first().getAttribute('data-line')).toBe('8');
+      expect(await page.locator('[data-testid="log-count"]').textContent()).toBe('6 of 300 lines');
+      await page.locator('[data-testid="log-search"]').fill('');
+      await poll(() => shown.count()).toBe(300);
+      // Scrolling up stops following; the box turns it back on and jumps to the end.
+      await page.evaluate(
+        `(() => { const el = document.querySelector('[data-testid="logs"]'); el.scrollTop = 0; el.dispatchEvent(new Event('scroll')); })()`,
+      );
+      await poll(() => page.locator('[data-testid="log-follow"]').isChecked()).toBe(false);
+      await page.locator('[data-testid="log-follow"]').check();
+      await poll(atEnd).toBe(true);
+      await context.close();
+    }, 120_000);
+
+    it('marks the line a program failed at, with the error and its stack, in the program and the error card', async () => {
+      const id = await startRun(
+        `const a = 1;
+const b = a + 1;
+function fail(): never { throw new Error('broken at four ' + b); }
+fail();`,
+        'fails on line 4',
+      );
+      await settled(id);
+      const { page, context } = await harness.signedIn(KEY_A);
+      await page.goto(`${harness.url()}/console/#/runs/${id}`);
+      const mark = page.locator('[data-testid="fail-line"]');
+      await poll(() => mark.textContent()).toBe('3');
+      expect(await mark.getAttribute('title')).toContain('broken at four 2');
+      expect(await page.locator('.program .fail-band').count()).toBe(1);
+      expect(await page.locator('[data-testid="error-at"]').textContent()).toMatch(
+        /^at line 3(, column \d+)? of the program$/,
+      );
+      // The stack's program frames: the throw in fail() on line 3, its call on line 4.
+      const frames = page.locator('[data-testid="error-frames"] li');
+      expect(await frames.allTextContents()).toEqual([
+        expect.stringMatching(/^fail line 3, column \d+$/),
+        expect.stringMatching(/^\(top level\) line 4, column \d+$/),
+      ]);
+      await context.close();
+    }, 120_000);
+
+    it('pages the runs list: the newest 100, then older ones on request, each run once', async () => {
+      const ids: string[] = [];
+      for (let i = 0; i < 105; i++) ids.push(await startRun('return 1;', `page run ${i}`));
+      const { page, context } = await harness.signedIn(KEY_A);
+      await page.goto(`${harness.url()}/console/#/runs`);
+      const rows = page.locator('tr[data-run-id]');
+      await poll(() => rows.count()).toBe(100);
+      const older = page.locator('[data-action="older-runs"]');
+      expect(await older.isVisible()).toBe(true);
+      // The newest run is on the first page; the first of the 105 is not.
+      expect(await page.locator(`tr[data-run-id="${ids.at(-1)!}"]`).count()).toBe(1);
+      expect(await page.locator(`tr[data-run-id="${ids[0]!}"]`).count()).toBe(0);
+      await older.click();
+      await poll(() => page.locator(`tr[data-run-id="${ids[0]!}"]`).count()).toBe(1);
+      const shown = await page.evaluate<string[]>(
+        "[...document.querySelectorAll('tr[data-run-id]')].map((r) => r.getAttribute('data-run-id'))",
+      );
+      expect(new Set(shown).size).toBe(shown.length);
+      for (const id of ids) expect(shown).toContain(id);
+      await context.close();
+    }, 180_000);
   },
 );

@@ -56,6 +56,7 @@ interface Failure {
     thrown?: unknown;
     notes?: string[];
     line?: number;
+    frames?: { line: number; column: number; fn?: string }[];
   };
 }
 const failed = async (code: string): Promise<Failure> => {
@@ -85,6 +86,39 @@ describe('Markdown fences', () => {
   it('an exception in a fenced program reports the line the model wrote', async () => {
     const f = await failed('```ts\nconst x = 1;\nthrow new Error("boom " + x);\n```');
     expect(f.details).toMatchObject({ kind: 'exception', line: 3 });
+  });
+
+  it('an exception carries the program frames of its stack, innermost first, in program lines', async () => {
+    const f = await failed(
+      [
+        'function inner(n: number): number {',
+        "  if (n > 2) throw new Error('too deep');",
+        '  return inner(n + 1);',
+        '}',
+        'const outer = () => inner(0);',
+        'outer();',
+      ].join('\n'),
+    );
+    expect(f.details).toMatchObject({ kind: 'exception', line: 2 });
+    const frames = f.details.frames ?? [];
+    expect(frames.map((fr) => fr.line)).toEqual([2, 3, 3, 3, 5, 6]);
+    expect(frames.slice(0, 4).map((fr) => fr.fn)).toEqual(['inner', 'inner', 'inner', 'inner']);
+    expect(frames[4]?.fn).toBe('outer');
+    expect(frames[0]?.column).toBeGreaterThan(0);
+  });
+
+  it('a stack deeper than ten program frames carries the innermost ten', async () => {
+    const f = await failed(
+      "function down(n: number): number { if (n === 0) throw new Error('bottom'); return down(n - 1); }\ndown(50);",
+    );
+    expect(f.details.frames).toHaveLength(10);
+    expect(f.details.frames?.every((fr) => fr.line === 1 && fr.fn === 'down')).toBe(true);
+  });
+
+  it('a frame carries at most 100 characters of its function’s name', async () => {
+    const name = `f${'x'.repeat(300)}`;
+    const f = await failed(`function ${name}(): never { throw new Error('long'); }\n${name}();`);
+    expect(f.details.frames?.[0]?.fn).toBe(name.slice(0, 100));
   });
 
   it('prose around a block is not unwrapped', async () => {

@@ -7,8 +7,8 @@
  * (keyboard focus and the row under the pointer survive every update), a new one is appended (the
  * list is oldest first), a settled one is removed. "Asked" times are re-rendered by {@link tick}.
  */
-import type { ApprovalView } from '../api.js';
-import { h, replace, statusBadge } from '../dom.js';
+import type { ApprovalView, RunView } from '../api.js';
+import { append, codeBlock, h, replace, statusBadge } from '../dom.js';
 import { decidedBy, formatAgo, formatTime, jsonPretty } from '../format.js';
 import type { ViewContext } from './view.js';
 
@@ -19,6 +19,9 @@ export interface ApprovalsTableOptions {
   /** Called after a decision was posted. */
   onDecided: () => void;
 }
+
+/** How many asking runs the table keeps read (their description and program). */
+const MAX_RUNS_KEPT = 300;
 
 interface PendingRow {
   row: HTMLTableRowElement;
@@ -34,6 +37,8 @@ export class ApprovalsTable {
   readonly #ctx: ViewContext;
   readonly #options: ApprovalsTableOptions;
   readonly #selected = new Set<string>();
+  /** Each asking run read once (its description and program shown beside its asks). */
+  readonly #runs = new Map<string, Promise<RunView | undefined>>();
   readonly #pending = new Map<string, PendingRow>();
   readonly #pendingBody = h('tbody');
   readonly #pendingBox: HTMLElement;
@@ -185,14 +190,45 @@ export class ApprovalsTable {
       });
   }
 
-  #runCell(a: ApprovalView): HTMLElement | null {
-    return this.#options.showRun
-      ? h(
-          'td',
-          { attrs: { 'data-label': 'Run' } },
-          h('a', { href: `#/runs/${encodeURIComponent(a.runId)}`, class: 'id' }, a.runId),
-        )
-      : null;
+  #runCell(a: ApprovalView, withProgram = false): HTMLElement | null {
+    if (!this.#options.showRun) return null;
+    const cell = h(
+      'td',
+      { class: 'run-cell', attrs: { 'data-label': 'Run' } },
+      h('a', { href: `#/runs/${encodeURIComponent(a.runId)}`, class: 'id' }, a.runId),
+    );
+    // A pending ask shows what asks: the run's description, and its program one click away.
+    if (withProgram) void this.#describe(cell, a.runId);
+    return cell;
+  }
+
+  async #describe(cell: HTMLElement, runId: string): Promise<void> {
+    let pending = this.#runs.get(runId);
+    if (pending === undefined) {
+      pending = this.#ctx.api.getRun(runId).catch(() => undefined);
+      this.#runs.set(runId, pending);
+      // A tab left open for days sees many runs: keep the most recent few hundred.
+      if (this.#runs.size > MAX_RUNS_KEPT)
+        this.#runs.delete(this.#runs.keys().next().value as string);
+    }
+    const run = await pending;
+    if (run === undefined) return;
+    append(
+      cell,
+      h(
+        'div',
+        { class: 'run-description', data: { testid: 'ask-description' } },
+        run.description || '(no description)',
+      ),
+      typeof run.program === 'string'
+        ? h(
+            'details',
+            { class: 'ask-program', data: { testid: 'ask-program' } },
+            h('summary', {}, 'Program'),
+            codeBlock(run.program),
+          )
+        : null,
+    );
   }
 
   #pendingRow(a: ApprovalView): PendingRow {
@@ -231,7 +267,7 @@ export class ApprovalsTable {
       h('td', { class: 'tool', attrs: { 'data-label': 'Tool' } }, a.tool),
       h('td', { attrs: { 'data-label': 'Arguments' } }, args(a)),
       h('td', { attrs: { 'data-label': 'Reason' } }, a.reason),
-      this.#runCell(a),
+      this.#runCell(a, true),
       asked,
       h('td', { class: 'actions' }, approve, reject),
     );

@@ -63,6 +63,8 @@ export function showOutcome(outcome: HTMLElement, run: RunView | undefined): voi
         ': ',
         err.message,
       ),
+      at(run),
+      frames(run),
     );
     return;
   }
@@ -79,5 +81,36 @@ export function showOutcome(outcome: HTMLElement, run: RunView | undefined): voi
     outcome,
     h('h3', {}, 'Result'),
     h('pre', { class: 'json', data: { testid: 'result' } }, jsonPretty(value)),
+  );
+}
+
+/** "at line 3, column 7 of the program" for a failure that names its place (marked in the program). */
+function at(run: RunView): HTMLElement | null {
+  const details = prop(run.error ?? prop(run.result, 'error'), 'details');
+  const line = prop(details, 'line');
+  const column = prop(details, 'column');
+  if (typeof line !== 'number') return null;
+  const where = typeof column === 'number' ? `line ${line}, column ${column}` : `line ${line}`;
+  return h('p', { class: 'muted', data: { testid: 'error-at' } }, `at ${where} of the program`);
+}
+
+/** The program frames of the error's stack (innermost first), when it has more than one. */
+function frames(run: RunView): HTMLElement | null {
+  const list = prop(prop(run.error ?? prop(run.result, 'error'), 'details'), 'frames');
+  if (!Array.isArray(list) || list.length < 2) return null;
+  return h(
+    'ol',
+    { class: 'frames', data: { testid: 'error-frames' } },
+    (list as unknown[]).map((f) => {
+      const line = prop(f, 'line');
+      const column = prop(f, 'column');
+      const fn = str(prop(f, 'fn'));
+      return h(
+        'li',
+        {},
+        h('span', { class: 'fn' }, fn ?? '(top level)'),
+        ` line ${typeof line === 'number' ? line : '?'}${typeof column === 'number' ? `, column ${column}` : ''}`,
+      );
+    }),
   );
 }

@@ -10,11 +10,13 @@ import {
   isFinal,
   jsonPreview,
   limitHit,
+  runError,
   num,
   prop,
   str,
 } from '../format.js';
 import { ApprovalsTable } from './approvals-table.js';
+import { LogPanel } from './logs.js';
 import { fromResult, showOutcome, type LogLine } from './outcome.js';
 import { Timeline } from './timeline.js';
 import type { View, ViewContext } from './view.js';
@@ -25,13 +27,12 @@ export function runView(ctx: ViewContext, id: string): View {
   const { signal } = controller;
   let run: RunView | undefined;
   const timeline = new Timeline();
-  const logs: LogLine[] = [];
+  const logs = new LogPanel();
   let typecheck = '';
   let approvals: ApprovalView[] = [];
 
   const header = h('div', { class: 'run-header' });
   const program = h('div', { class: 'card' });
-  const logList = h('ol', { class: 'logs', data: { testid: 'logs' } });
   const outcome = h('div', { class: 'card', data: { testid: 'outcome' } });
   const approvalsBox = h('div', { class: 'card' });
   const live = h('span', { class: 'live', data: { testid: 'live' } }, 'connecting…');
@@ -89,12 +90,25 @@ export function runView(ctx: ViewContext, id: string): View {
     );
   };
 
+  /** The line (program coordinates) the run failed at, with what the human hovers to read. */
+  const failure = (): { line: number; note: string } | undefined => {
+    const err = run ? runError(run) : undefined;
+    const details = prop(prop(run?.error ?? prop(run?.result, 'error'), 'details'), 'line');
+    const line = num(details);
+    if (!err || line === undefined) return undefined;
+    const message = typeof err.message === 'string' ? err.message : err.message.text;
+    return { line, note: `${err.kind ?? err.code}: ${message}` };
+  };
+
+  let drawnFailure: number | undefined;
   const drawProgram = (): void => {
+    const fail = failure();
+    drawnFailure = fail?.line;
     replace(
       program,
       h('h3', {}, 'Program'),
       typeof run?.program === 'string'
-        ? codeBlock(run.program)
+        ? codeBlock(run.program, fail)
         : h('p', { class: 'muted' }, 'The API does not show this run’s program.'),
     );
   };
@@ -118,13 +132,7 @@ export function runView(ctx: ViewContext, id: string): View {
     approvalsBox.hidden = approvals.length === 0;
   };
 
-  const addLog = (line: LogLine): void => {
-    logs.push(line);
-    const safe = /^[a-z]{1,10}$/.test(line.level) ? line.level : 'log';
-    logList.appendChild(
-      h('li', { class: `log-${safe}` }, h('span', { class: 'level' }, line.level), line.text),
-    );
-  };
+  const addLog = (line: LogLine): void => logs.add(line);
 
   const drawAll = (): void => {
     drawHeader();
@@ -142,7 +150,7 @@ export function runView(ctx: ViewContext, id: string): View {
     if (!run || !isFinal(run.status)) return;
     const settled = fromResult(run.result);
     timeline.backfill(settled.calls);
-    if (logs.length === 0) for (const l of settled.logs) addLog(l);
+    if (logs.count === 0) for (const l of settled.logs) addLog(l);
     drawTimeline();
   };
 
@@ -166,7 +174,8 @@ export function runView(ctx: ViewContext, id: string): View {
       run = await ctx.api.getRun(id, signal);
       ctx.report(undefined);
       drawAll();
-      if (!program.hasChildNodes()) drawProgram();
+      // Drawn once, and again when the run's failure names a line not marked yet.
+      if (!program.hasChildNodes() || failure()?.line !== drawnFailure) drawProgram();
     } catch (err) {
       if (signal.aborted) return;
       if (err instanceof ApiError && err.status === 404 && err.code === 'NOT_FOUND' && !run)
@@ -287,12 +296,7 @@ export function runView(ctx: ViewContext, id: string): View {
         program,
         h('div', { class: 'card' }, h('h3', {}, 'Nested calls'), timeline.table),
       ),
-      h(
-        'div',
-        { class: 'column' },
-        h('div', { class: 'card' }, h('h3', {}, 'Logs'), logList),
-        outcome,
-      ),
+      h('div', { class: 'column' }, logs.root, outcome),
     ),
   );
   return { root, dispose: () => controller.abort() };

@@ -1,5 +1,5 @@
 /** Runs: what the viewer's key may see, newest first, refreshed every two seconds. */
-import type { RunView } from '../api.js';
+import { RUNS_PAGE, type RunView } from '../api.js';
 import { h, replace, statusBadge } from '../dom.js';
 import { formatAgo, formatDuration, limitHit } from '../format.js';
 import { every, type View, type ViewContext } from './view.js';
@@ -40,6 +40,36 @@ export function runsView(ctx: ViewContext, query: URLSearchParams): View {
   let status = query.get('status') ?? '';
   let scope = query.get('scope') ?? '';
   let runs: RunView[] = [];
+  /** Pages below the first, read on "Show older runs" (the refresh reads the first page only). */
+  let older: RunView[] = [];
+  const olderButton = h(
+    'button',
+    { type: 'button', data: { action: 'older-runs' } },
+    'Show older runs',
+  );
+  olderButton.hidden = true;
+  olderButton.addEventListener('click', () => {
+    const last = all().at(-1);
+    if (last === undefined) return;
+    olderButton.disabled = true;
+    ctx.api
+      // `before` is strict: runs created in the same millisecond as the last one shown would be
+      // skipped, so ask from just after it (those shown already are dropped by id).
+      .listRuns(status || undefined, undefined, last.createdAt + 1)
+      .then((page) => {
+        const have = new Set(all().map((r) => r.id));
+        older = [...older, ...page.filter((r) => !have.has(r.id))];
+        olderButton.hidden = page.length < RUNS_PAGE;
+        draw();
+      })
+      .catch((err: unknown) => ctx.report(err))
+      .finally(() => (olderButton.disabled = false));
+  });
+  /** The first page, then the older pages read so far (a run in both shows once). */
+  const all = (): RunView[] => {
+    const first = new Set(runs.map((r) => r.id));
+    return [...runs, ...older.filter((r) => !first.has(r.id))];
+  };
   // One listener on the body (which stays) rather than on rows (redrawn every refresh).
   const body = h('tbody', {
     onclick: (e) => {
@@ -72,6 +102,8 @@ export function runsView(ctx: ViewContext, query: URLSearchParams): View {
             status = s;
             for (const b of chips.querySelectorAll('button')) b.classList.remove('active');
             (e.currentTarget as HTMLElement).classList.add('active');
+            // Another filter: its own first page, no older pages yet.
+            older = [];
             void stopAndRestart();
           },
         },
@@ -82,7 +114,7 @@ export function runsView(ctx: ViewContext, query: URLSearchParams): View {
 
   function draw(): void {
     const now = Date.now();
-    const scopes = [...new Set(runs.map((r) => r.scope))].sort();
+    const scopes = [...new Set(all().map((r) => r.scope))].sort();
     if (scope !== '' && !scopes.includes(scope)) scopes.push(scope);
     replace(
       scopeSelect,
@@ -93,7 +125,7 @@ export function runsView(ctx: ViewContext, query: URLSearchParams): View {
         return o;
       }),
     );
-    const shown = runs.filter((r) => scope === '' || r.scope === scope);
+    const shown = all().filter((r) => scope === '' || r.scope === scope);
     if (shown.length === 0) {
       replace(body, h('tr', {}, h('td', { class: 'empty', attrs: { colspan: '8' } }, 'No runs.')));
       return;
@@ -140,6 +172,9 @@ export function runsView(ctx: ViewContext, query: URLSearchParams): View {
   const refresh = async (signal: AbortSignal): Promise<void> => {
     try {
       runs = await ctx.api.listRuns(status || undefined, signal);
+      // A full first page may have more behind it; once older pages are shown, the button says
+      // whether the last of them was full.
+      if (older.length === 0) olderButton.hidden = runs.length < RUNS_PAGE;
       const key = JSON.stringify(runs);
       delay = key === seen ? Math.min(delay * 2, IDLE_REFRESH_MS) : REFRESH_MS;
       seen = key;
@@ -188,6 +223,7 @@ export function runsView(ctx: ViewContext, query: URLSearchParams): View {
       ),
       body,
     ),
+    h('p', { class: 'more' }, olderButton),
   );
   return {
     root,

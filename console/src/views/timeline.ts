@@ -17,7 +17,7 @@ import {
   Shown,
   str,
 } from '../format.js';
-import { visibleJsonTextParts } from '../../../src/text/visible.js';
+import { visibleJsonTextParts, visibleParts } from '../../../src/text/visible.js';
 
 type CallState = 'queued' | 'running' | 'ok' | 'error';
 
@@ -30,7 +30,17 @@ interface CallRow {
   code: string | undefined;
   durationMs: number | undefined;
   parent: string | undefined;
+  /** Epoch ms of call-start, call-running and call-end, where the events carried them. */
+  startAt?: number | undefined;
+  runningAt?: number | undefined;
+  endAt?: number | undefined;
+  /** The value (ok) as the event carried it, or the error's message. */
+  result?: unknown;
+  message?: string | undefined;
 }
+
+/** How many characters of a result the cell shows before it is expanded. */
+const RESULT_CHARS = 60;
 
 /** How many characters of the arguments a row shows (the tooltip has them all). */
 const ARGS_CHARS = 80;
@@ -65,7 +75,9 @@ export class Timeline {
       h(
         'tr',
         {},
-        ['#', 'Tool', 'Arguments', 'Outcome', 'Duration', 'Parent'].map((t) => h('th', {}, t)),
+        ['#', 'Tool', 'Arguments', 'Outcome', 'Waited', 'Ran', 'Result', 'Parent'].map((t) =>
+          h('th', {}, t),
+        ),
       ),
     ),
     this.#body,
@@ -87,6 +99,7 @@ export class Timeline {
       code: undefined,
       durationMs: undefined,
       parent: str(prop(data, 'parent')),
+      startAt: num(prop(data, 'at')),
     });
   }
 
@@ -94,7 +107,10 @@ export class Timeline {
   running(data: unknown): void {
     const id = str(prop(data, 'callId'));
     const row = this.#rows.find((c) => id !== undefined && c.callId === id);
-    if (row && row.state === 'queued') row.state = 'running';
+    if (row && row.state === 'queued') {
+      row.state = 'running';
+      row.runningAt = num(prop(data, 'at'));
+    }
   }
 
   /** A `call-end` event's data: settles its call (by number; by tool for older events). */
@@ -105,6 +121,9 @@ export class Timeline {
       state: prop(data, 'ok') === false ? ('error' as const) : ('ok' as const),
       code: str(prop(data, 'code')),
       durationMs: num(prop(data, 'durationMs')),
+      endAt: num(prop(data, 'at')),
+      result: prop(data, 'result'),
+      message: str(prop(data, 'message')),
     };
     const row =
       seq !== undefined
@@ -146,7 +165,7 @@ export class Timeline {
     if (rows.length === 0) {
       replace(
         this.#body,
-        h('tr', {}, h('td', { class: 'empty', attrs: { colspan: '6' } }, 'No nested calls yet.')),
+        h('tr', {}, h('td', { class: 'empty', attrs: { colspan: '8' } }, 'No nested calls yet.')),
       );
       return;
     }
@@ -176,14 +195,64 @@ export class Timeline {
           h('td', { attrs: { 'data-label': 'Outcome' } }, outcome(state, c.code)),
           h(
             'td',
-            { class: 'num', attrs: { 'data-label': 'Duration' } },
-            formatDuration(c.durationMs),
+            { class: 'num waited', attrs: { 'data-label': 'Waited' } },
+            formatDuration(waited(c)),
           ),
+          h('td', { class: 'num ran', attrs: { 'data-label': 'Ran' } }, formatDuration(ran(c))),
+          h('td', { class: 'result', attrs: { 'data-label': 'Result' } }, resultCell(c)),
           h('td', { class: 'muted', attrs: { 'data-label': 'Parent' } }, c.parent ?? 'run_code'),
         );
       }),
     );
   }
+}
+
+/**
+ * How long the call waited before its body ran (queued behind its turn, or for a human), from the
+ * durable run's `call-running`; undefined when its body never started or the events do not say.
+ */
+function waited(c: CallRow): number | undefined {
+  return c.runningAt !== undefined && c.startAt !== undefined ? c.runningAt - c.startAt : undefined;
+}
+
+/** How long the body ran: from `call-running` to the end, else the call's whole duration. */
+function ran(c: CallRow): number | undefined {
+  if (c.state !== 'ok' && c.state !== 'error') return undefined;
+  return c.runningAt !== undefined && c.endAt !== undefined ? c.endAt - c.runningAt : c.durationMs;
+}
+
+/**
+ * The result, or the error's message: one clipped line that expands (a `<details>`) to the whole
+ * of what the event carried, through the visible-text rule like every other text here.
+ */
+function resultCell(c: CallRow): HTMLElement | string {
+  if (c.state === 'error' && c.message !== undefined) {
+    const parts = visibleParts(c.message);
+    return expandable(clipParts(parts, RESULT_CHARS), new Shown(parts), 'error');
+  }
+  if (c.state !== 'ok' || c.result === undefined) return '–';
+  const head = prop(c.result, 'truncated') === true ? str(prop(c.result, 'head')) : undefined;
+  if (head !== undefined) {
+    const parts = visibleJsonTextParts(head);
+    const note = ` … (${num(prop(c.result, 'chars')) ?? '?'} characters; the rest is not kept in the event)`;
+    return expandable(
+      clipParts(parts, RESULT_CHARS),
+      new Shown([...parts, { text: note, escaped: false }]),
+    );
+  }
+  const whole = jsonPreview(c.result, Number.MAX_SAFE_INTEGER);
+  if (whole.text.length <= RESULT_CHARS) return h('code', { class: 'result-value' }, whole);
+  return expandable(jsonPreview(c.result, RESULT_CHARS), jsonPretty(c.result));
+}
+
+function expandable(summary: Shown, full: Shown, kind = 'value'): HTMLElement {
+  if (summary.text === full.text) return h('code', { class: `result-${kind}` }, summary);
+  return h(
+    'details',
+    { class: `result-${kind}` },
+    h('summary', {}, summary),
+    h('pre', { class: 'code' }, full),
+  );
 }
 
 function outcome(state: CallState | 'waiting-approval', code: string | undefined): HTMLElement {
