@@ -1,5 +1,6 @@
 /**
- * The one tokenizer of the project: token counts with OpenAI's o200k_base encoding (gpt-tokenizer).
+ * The one tokenizer of the project: token counts with OpenAI's o200k_base encoding (gpt-tokenizer,
+ * an optional peer dependency: without it every count is the character-class estimate below).
  * The SDK statistics (`isocode sdk --stats`), the savings ledger and the discovery threshold all count
  * with this function, so their figures agree.
  *
@@ -12,25 +13,44 @@ interface Encoding {
   countTokens(text: string, options: { disallowedSpecial: Set<string> }): number;
 }
 
-let encoding: Encoding | undefined;
+/** The encoding once loaded; `null` once it turned out not to be installed. */
+let encoding: Encoding | null | undefined;
 /** Text that looks like a special token (`<|endoftext|>`) is counted as plain text, never refused. */
 const PLAIN = { disallowedSpecial: new Set<string>() };
 
-function load(): Encoding {
-  if (!encoding) {
+/** The one line a process prints when it counts without the tokenizer. */
+export const TOKENIZER_MISSING =
+  'gpt-tokenizer is not installed: token figures (sdk --stats, the savings ledger, the discovery threshold) are estimates from character classes (typically within a third of the exact count); npm install gpt-tokenizer for exact o200k_base counts';
+
+function load(): Encoding | null {
+  if (encoding === undefined) {
     const require = createRequire(import.meta.url);
-    encoding = require('gpt-tokenizer/cjs/encoding/o200k_base') as Encoding;
+    try {
+      encoding = require('gpt-tokenizer/cjs/encoding/o200k_base') as Encoding;
+    } catch (error) {
+      // An optional peer (issue 27's lean install): absent, counts fall back to the estimate.
+      if ((error as { code?: unknown }).code !== 'MODULE_NOT_FOUND') throw error;
+      encoding = null;
+      process.emitWarning(TOKENIZER_MISSING, { code: 'ISOCODE_TOKENIZER_MISSING' });
+    }
   }
   return encoding;
 }
 
+/** Whether {@link countTokens} counts exactly (gpt-tokenizer is installed) or estimates. */
+export function tokenCountsExact(): boolean {
+  return load() !== null;
+}
+
 /**
  * The number of o200k_base tokens of `text`. Total: any string counts (special-token look-alikes
- * count as the plain text they are); the empty string is 0 tokens. Loads the encoding on first use.
+ * count as the plain text they are); the empty string is 0 tokens. Loads the encoding on first use;
+ * without it (gpt-tokenizer is an optional peer dependency) the {@link estimateTokens} figure.
  */
 export function countTokens(text: string): number {
   if (text.length === 0) return 0;
-  return load().countTokens(text, PLAIN);
+  const exact = load();
+  return exact === null ? estimateTokens(text) : exact.countTokens(text, PLAIN);
 }
 
 /**

@@ -26,8 +26,12 @@ export interface RenderedSdk {
   /** SHA-256 (hex) of `text`. */
   hash: string;
   warnings: SdkWarning[];
-  /** Every rendered tool's binding path, sorted by tool name. */
-  bindings: SdkBinding[];
+  /**
+   * Every rendered tool's binding path, sorted by tool name. Frozen (the list, each entry, each
+   * path): one SDK serves every run of its scope until the catalog changes, so what a run derives
+   * from it (the sandbox's tool index) is derived once (`prepareBindings` trusts a frozen list).
+   */
+  bindings: readonly SdkBinding[];
 }
 
 const DEFAULT_MAX_DEPTH = 32;
@@ -371,7 +375,13 @@ export function renderSdk(
     'declare const tools: Tools;\n',
     ...typeBlocks,
   ].join('\n');
-  return { text, hash: createHash('sha256').update(text).digest('hex'), warnings, bindings };
+  for (const b of bindings) Object.freeze(Object.freeze(b).path);
+  return {
+    text,
+    hash: createHash('sha256').update(text).digest('hex'),
+    warnings,
+    bindings: Object.freeze(bindings),
+  };
 }
 
 /** The model-facing instructions for writing `run_code` programs (`sdk-templates/instructions.md`). */

@@ -59,6 +59,28 @@ describe('isocode sdk', () => {
     expect(bad.code).toBe(2);
   });
 
+  it('without the optional gpt-tokenizer, --stats estimates, says so, and names the install', async () => {
+    const r = await runCli(
+      ['sdk', '--tools', 'test/fixtures/catalogs/filesystem.json', '--stats'],
+      {
+        env: {
+          ...process.env,
+          NODE_OPTIONS: `-r ${join(ROOT, 'test/fixtures/preload/no-tokenizer.cjs')}`,
+        },
+      },
+    );
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(
+      '14 tools (tokens: estimated from characters; npm install gpt-tokenizer',
+    );
+    // The estimate of the wire the exact count puts at 2354: within a third (measured: 3003, +28 %).
+    const wire = Number(/^JSON wire +(\d+) +11044$/m.exec(r.stdout)?.[1]);
+    expect(wire).toBeGreaterThan((2354 * 2) / 3);
+    expect(wire).toBeLessThan((2354 * 4) / 3);
+    expect(r.stderr).toContain('ISOCODE_TOKENIZER_MISSING');
+    expect(r.stderr.match(/ISOCODE_TOKENIZER_MISSING/g)).toHaveLength(1);
+  });
+
   it('accepts { "tools": [...] }, writes --out, and --format prompt adds the instructions', async () => {
     const catalog = JSON.parse(
       readFileSync(join(ROOT, 'test/fixtures/catalogs/everything.json'), 'utf8'),
@@ -108,6 +130,12 @@ describe('isocode sdk', () => {
   });
 });
 
+/**
+ * A server started from source (tsx compiles the CLI on start) may take many seconds on a loaded
+ * machine: these tests guard against a hang, not a slow start.
+ */
+const SERVE_TEST_MS = 120_000;
+
 /** Starts `isocode serve` on an ephemeral port and resolves with the child and its URL. */
 async function startServe(
   extra: string[] = [],
@@ -121,57 +149,65 @@ async function startServe(
 }
 
 describe('isocode serve', () => {
-  it('serves the HTTP API on the given port and shuts down cleanly on SIGTERM', async () => {
-    const { child, url } = await startServe([]);
-    const health = await fetch(`${url}/healthz`);
-    expect(health.status).toBe(200);
-    const run = await fetch(`${url}/v1/run`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        code: `return (await tools.text.transform({ text: 'ok', mode: 'upper' })).text;`,
-        description: 'upper',
-      }),
-    });
-    expect(run.status).toBe(200);
-    expect(JSON.stringify(await run.json())).toContain('OK');
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-      child.once('exit', (code, signal) => resolve({ code, signal })),
-    );
-    child.kill('SIGTERM');
-    expect(await exited).toEqual({ code: 0, signal: null });
-  });
+  it(
+    'serves the HTTP API on the given port and shuts down cleanly on SIGTERM',
+    async () => {
+      const { child, url } = await startServe([]);
+      const health = await fetch(`${url}/healthz`);
+      expect(health.status).toBe(200);
+      const run = await fetch(`${url}/v1/run`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          code: `return (await tools.text.transform({ text: 'ok', mode: 'upper' })).text;`,
+          description: 'upper',
+        }),
+      });
+      expect(run.status).toBe(200);
+      expect(JSON.stringify(await run.json())).toContain('OK');
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(
+        (resolve) => child.once('exit', (code, signal) => resolve({ code, signal })),
+      );
+      child.kill('SIGTERM');
+      expect(await exited).toEqual({ code: 0, signal: null });
+    },
+    SERVE_TEST_MS,
+  );
 });
 
 describe('isocode serve after limit kills', () => {
-  it('exits 0 on SIGTERM right after a memory kill and a CPU kill (no signal, no crash)', async () => {
-    const config = join(dir, 'tight.json');
-    writeFileSync(
-      config,
-      JSON.stringify({ limits: { memoryMb: 16, cpuMs: 300 }, typecheck: 'off' }),
-    );
-    const { child, url } = await startServe(['--config', config]);
-    const run = async (code: string) => {
-      const res = await fetch(`${url}/v1/run`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ code, description: 'limit' }),
-      });
-      return (await res.json()) as { ok: boolean; error?: { details?: { kind?: string } } };
-    };
-    const [memory, cpu] = await Promise.all([
-      run('const a: string[] = []; while (true) a.push("x".repeat(1 << 16) + a.length);'),
-      run('await tools.kv.list({}); while (true) {}'),
-    ]);
-    expect(memory.ok).toBe(false);
-    expect(['memory', 'timeout']).toContain(memory.error?.details?.kind);
-    expect(cpu.error?.details?.kind).toBe('timeout');
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-      child.once('exit', (code, signal) => resolve({ code, signal })),
-    );
-    child.kill('SIGTERM');
-    expect(await exited).toEqual({ code: 0, signal: null });
-  });
+  it(
+    'exits 0 on SIGTERM right after a memory kill and a CPU kill (no signal, no crash)',
+    async () => {
+      const config = join(dir, 'tight.json');
+      writeFileSync(
+        config,
+        JSON.stringify({ limits: { memoryMb: 16, cpuMs: 300 }, typecheck: 'off' }),
+      );
+      const { child, url } = await startServe(['--config', config]);
+      const run = async (code: string) => {
+        const res = await fetch(`${url}/v1/run`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ code, description: 'limit' }),
+        });
+        return (await res.json()) as { ok: boolean; error?: { details?: { kind?: string } } };
+      };
+      const [memory, cpu] = await Promise.all([
+        run('const a: string[] = []; while (true) a.push("x".repeat(1 << 16) + a.length);'),
+        run('await tools.kv.list({}); while (true) {}'),
+      ]);
+      expect(memory.ok).toBe(false);
+      expect(['memory', 'timeout']).toContain(memory.error?.details?.kind);
+      expect(cpu.error?.details?.kind).toBe('timeout');
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(
+        (resolve) => child.once('exit', (code, signal) => resolve({ code, signal })),
+      );
+      child.kill('SIGTERM');
+      expect(await exited).toEqual({ code: 0, signal: null });
+    },
+    SERVE_TEST_MS,
+  );
 });
 
 describe('isocode bench', () => {

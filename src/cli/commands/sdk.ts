@@ -10,6 +10,7 @@ import {
   renderSdkPrompt,
   sdkStats,
 } from '../../sdk/index.js';
+import { tokenCountsExact } from '../../tokens.js';
 import type { ToolSchema } from '../../tools/types.js';
 import { EXIT_OK, UsageError } from '../errors.js';
 import { loadToolsFile, openCliRuntime } from '../open.js';
@@ -69,7 +70,10 @@ export function statsTable(s: SdkStats): string {
   const w = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i]?.length ?? 0)));
   const line = (r: [string, string, string]): string =>
     `${r[0].padEnd(w[0] ?? 0)}  ${r[1].padStart(w[1] ?? 0)}  ${r[2].padStart(w[2] ?? 0)}`;
-  return [`${s.tools} tools (tokens: o200k_base)`, ...rows.map(line)].join('\n');
+  const unit = tokenCountsExact()
+    ? 'tokens: o200k_base'
+    : 'tokens: estimated from characters; npm install gpt-tokenizer for exact o200k_base counts';
+  return [`${s.tools} tools (${unit})`, ...rows.map(line)].join('\n');
 }
 
 /** Runs the command; resolves to the exit code. */
