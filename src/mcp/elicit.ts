@@ -102,6 +102,14 @@ function clientName(server: Pick<Server, 'getClientVersion'>): string {
   return shown.length > 0 ? shown : 'client';
 }
 
+/**
+ * How asks are gathered into one form: the form is sent once no further ask arrived for
+ * `GATHER_QUIET_MS`, and at the latest `GATHER_MAX_MS` after its first ask (decision 024, "Batches").
+ * Invisible to a person; a lone ask waits `GATHER_QUIET_MS`.
+ */
+export const GATHER_QUIET_MS = 40;
+export const GATHER_MAX_MS = 400;
+
 /** At most this many calls share one form; a larger batch is asked in several forms. */
 export const MAX_CALLS_PER_FORM = 20;
 
@@ -154,7 +162,7 @@ interface Ask {
  * `unavailable`: fail closed.
  *
  * The asks a program makes together (a `Promise.all`: decision 027 puts them in flight together)
- * reach this approver in the same turn of the event loop; those are sent as **one** form with a
+ * reach this approver close together; those gathered (see {@link GATHER_QUIET_MS}) are sent as **one** form with a
  * yes/no per call (up to {@link MAX_CALLS_PER_FORM}), each still decided on its own. A lone ask gets
  * the one-question form. An aborted call drops out of its form at once (`cancelled`); the form is
  * withdrawn (`notifications/cancelled`) when every call in it was aborted.
@@ -221,12 +229,24 @@ export function elicitingApprover(server: Server, relatedRequestId: RequestId): 
       };
       if (gathering === undefined) {
         const batch: Ask[] = [];
+        const first = Date.now();
         gathering = batch;
-        // Asks issued together arrive within this turn (their pipelines run on microtasks).
-        setImmediate(() => {
+        // Asks issued together reach the approver close together but not in one turn of the event
+        // loop (the sandbox sends a batch's calls as the isolate makes them, and a loaded host
+        // reads them in several frames): the form goes out once no ask came for GATHER_QUIET_MS,
+        // at most GATHER_MAX_MS after the first.
+        const close = (): void => {
           gathering = undefined;
           send(batch);
-        });
+        };
+        let seen = 1; // the ask pushed below
+        const check = (): void => {
+          const quiet = batch.length === seen;
+          seen = batch.length;
+          if (quiet || Date.now() - first >= GATHER_MAX_MS) close();
+          else setTimeout(check, GATHER_QUIET_MS);
+        };
+        setTimeout(check, GATHER_QUIET_MS);
       }
       gathering.push({ request, signal, resolve: once });
     });
