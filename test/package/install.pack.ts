@@ -8,6 +8,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  renameSync,
   rmSync,
   symlinkSync,
   writeFileSync,
@@ -110,6 +111,10 @@ const { createRuntime, defineTool, fromOpenAiToolCall } = require('isocode');
     const hello = must('npx', ['isocode', 'run', 'examples/hello.ts'], app);
     expect(hello.stdout.length).toBeGreaterThan(0);
     expect(must('npx', ['isocode', 'sdk'], app).stdout).toContain('word_count');
+    // The tokenizer is an optional peer: not installed with the package, and its absence is said.
+    expect(existsSync(join(app, 'node_modules/gpt-tokenizer'))).toBe(false);
+    const stats = must('npx', ['isocode', 'sdk', '--stats'], app);
+    expect(stats.stdout).toContain('tokens: estimated from characters; npm install gpt-tokenizer');
   });
 
   it.each(['node10', 'node16', 'bundler'] as const)(
@@ -162,6 +167,28 @@ const wrong: Parameters<typeof mcpTools>[0]['name'] = 1;
     const bench = run('npx', ['isocode', 'bench', '--quick'], app);
     expect(bench.status).toBe(2);
     expect(bench.stderr).toContain('source checkout');
+  });
+
+  it("without isolated-vm's native addon (installed with --ignore-scripts), the CLI names the fix in one line", () => {
+    // What `npm install --ignore-scripts` leaves: isolated-vm without its built addon. Every place
+    // an isolated-vm line loads it from (5.x: out/; 6.1+: node-gyp-build's build/ and prebuilds/) is
+    // moved aside for this test only (tests in a file run one after another) and put back.
+    const pkg = join(app, 'node_modules/isolated-vm');
+    const moved = ['out', 'build', 'prebuilds']
+      .map((d) => join(pkg, d))
+      .filter((d) => existsSync(d));
+    expect(moved.length).toBeGreaterThan(0);
+    for (const d of moved) renameSync(d, `${d}.aside`);
+    try {
+      const r = run('npx', ['isocode', 'run', 'examples/hello.ts'], app);
+      expect(r.status).toBe(1);
+      expect(r.stderr).toContain("isolated-vm's native addon is missing");
+      expect(r.stderr).toContain('npm rebuild isolated-vm');
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      for (const d of moved) renameSync(`${d}.aside`, d);
+    }
+    expect(run('npx', ['isocode', '--version'], app).status).toBe(0);
   });
 
   // Tools modules in every form (default export, named `tools`, `{ tools }`, module.exports, ...),

@@ -73,8 +73,17 @@ function compile(options: ts.CompilerOptions): string[] {
 }
 
 describe("package.json's type map", () => {
-  it('lists every subpath of exports (all five entries)', () => {
-    expect(entries).toEqual(['.', './testing', './sources', './server', './mcp']);
+  it('lists every subpath of exports (all eight entries)', () => {
+    expect(entries).toEqual([
+      '.',
+      './testing',
+      './sources',
+      './server',
+      './mcp',
+      './ai',
+      './openai-agents',
+      './langchain',
+    ]);
   });
 
   it('moduleResolution node10 (module commonjs) finds every entry, each its own file', () => {
