@@ -159,7 +159,10 @@ describe('authentication', () => {
   it('health and metrics need no key', async () => {
     const h = await get('/healthz', null);
     expect(h.status).toBe(200);
-    expect(await h.json()).toEqual({ status: 'ok' });
+    // The second wall's state is reported, on or off (decision record 032).
+    const body = (await h.json()) as { status: string; wall: { mode: string; active: unknown } };
+    expect(body).toMatchObject({ status: 'ok', wall: { mode: 'auto' } });
+    expect(typeof body.wall.active).toBe('boolean');
     expect((await get('/metrics', null)).status).toBe(200);
   });
 });
@@ -414,12 +417,14 @@ describe('calls', () => {
       name: 'alpha.echo',
       seq: 1,
       args: { text: 'a' },
+      at: expect.any(Number) as unknown,
     });
     expect(events[2]!.data).toMatchObject({
       type: 'call-end',
       name: 'alpha.echo',
       seq: 1,
       ok: true,
+      result: { text: 'a' },
     });
     expect(events[3]!.data).toMatchObject({ type: 'log', text: 'got a' });
     expect(value(events[4]!.data as ToolResult).result).toBe('a');

@@ -216,7 +216,7 @@ describe('a 413 over a raw socket', () => {
       health.replace('\r\n\r\n', '\r\nConnection: close\r\n\r\n'),
     ]);
     expect(fits.match(/HTTP\/1\.1 /g)).toHaveLength(2);
-    expect(fits).toContain('{"status":"ok"}');
+    expect(fits).toContain('{"status":"ok"');
   });
 });
 
