@@ -9,6 +9,8 @@ const entries = {
   sources: 'src/sources/index.ts',
   server: 'src/server/index.ts',
   mcp: 'src/mcp/index.ts',
+  // Durable runs (a run store, background runs, parked approvals) and their tracing.
+  durable: 'src/durable/index.ts',
   // Framework adapters (decision record 031): each framework is an optional peer, never bundled.
   ai: 'src/adapters/ai-sdk.ts',
   'openai-agents': 'src/adapters/openai-agents.ts',
@@ -18,7 +20,13 @@ const entries = {
 export default defineConfig([
   {
     // The sandbox worker's entry is started by path (src/sandbox/worker/spawn.ts), never imported.
-    entry: { ...entries, cli: 'src/cli/main.ts', 'sandbox-worker': 'src/sandbox/worker/main.ts' },
+    entry: {
+      ...entries,
+      cli: 'src/cli/main.ts',
+      'sandbox-worker': 'src/sandbox/worker/main.ts',
+      // The launcher's addon check (bin/isocode.js), before it loads the CLI.
+      addon: 'src/sandbox/worker/addon.ts',
+    },
     format: ['esm', 'cjs'],
     target: 'node20',
     platform: 'node',
@@ -30,7 +38,18 @@ export default defineConfig([
     // dist/console/ is the console build's own (below): cleaned by it, not raced by this one.
     clean: ['!console/**'],
     splitting: true,
-    external: ['isolated-vm', 'typescript-native', 'oxc-transform', 'tsx'],
+    // Dependencies and peers are external by default; the optional dependencies (decision 038)
+    // are named, or they would be bundled (and loaded) with the code that imports them.
+    external: [
+      'isolated-vm',
+      'typescript-native',
+      'oxc-transform',
+      'tsx',
+      '@modelcontextprotocol/sdk',
+      'hono',
+      '@hono/node-server',
+      'better-sqlite3',
+    ],
     noExternal: ['p-queue'],
     // Which build a module is in: src/sources/module.ts keeps a native import() in the CJS one.
     esbuildOptions(options, { format }) {

@@ -35,14 +35,15 @@ function processesWith(marker: string): number[] {
 
 /**
  * The sandbox worker processes among {@link processesWith}`(marker)` (by their entry's name). Behind
- * the second wall (decision 032) a worker is a `bwrap` process and the Node process it starts; the
- * worker is the Node process, so a `bwrap` argv[0] is not counted.
+ * the second wall (decision 032) a worker is started as `prlimit … bwrap … node …`: prlimit execs
+ * bubblewrap, which starts the Node process, and only that one is the worker (counting by entry name
+ * alone would count the prlimit process for the moment before its exec).
  */
 function workersWith(marker: string): number[] {
   return processesWith(marker).filter((pid) => {
     try {
       const argv = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0');
-      if (/(^|\/)bwrap$/.test(argv[0] ?? '')) return false;
+      if (argv[0] !== process.execPath && !/(^|\/)node$/.test(argv[0] ?? '')) return false;
       return argv.some((a) => /sandbox[-/\\]worker/.test(a));
     } catch {
       return false;

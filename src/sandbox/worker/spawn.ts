@@ -16,6 +16,7 @@ import { SECCOMP_FD, sharedLibraryDirs, walledArgv } from '../../wall/bwrap.js';
 import { seccompFile } from '../../wall/seccomp.js';
 import { childEnvironment } from '../../wall/env.js';
 import { resolveWall, type Wall } from '../../wall/wall.js';
+import { ADDON_PROBES, findIsolatedVmAddon } from './addon.js';
 import type { HostMessage, WorkerSettings } from './protocol.js';
 
 interface Entry {
@@ -96,12 +97,12 @@ export function workerReadPaths(entry: Entry = (cached ??= locate())): string[] 
     const dir = modulesDir(entry.file, name);
     if (dir !== undefined && !paths.includes(dir)) paths.push(dir);
   }
-  // isolated-vm's addon is built on the host and may link a library Node itself does not.
-  const modules = modulesDir(entry.file, 'isolated-vm');
-  const addon =
-    modules === undefined ? undefined : join(modules, 'isolated-vm/out/isolated_vm.node');
-  if (addon !== undefined && existsSync(addon))
-    for (const dir of sharedLibraryDirs(addon)) if (!paths.includes(dir)) paths.push(dir);
+  // isolated-vm's addon is built on the host (or a prebuild) and may link a library Node itself
+  // does not; its loader may probe a file or two (a read that must be allowed to fail).
+  const addon = findIsolatedVmAddon(entry.file);
+  if (addon.kind === 'found')
+    for (const dir of sharedLibraryDirs(addon.file)) if (!paths.includes(dir)) paths.push(dir);
+  for (const probe of ADDON_PROBES) if (!paths.includes(probe)) paths.push(probe);
   return paths;
 }
 
