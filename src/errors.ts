@@ -30,6 +30,8 @@ export const ERROR_CODES = [
   'INVALID_TOOL_DEFINITION',
   'INVALID_SCOPE',
   'INVALID_CONFIG',
+  // an optional package a feature needs is not installed (the message names the install command)
+  'DEPENDENCY_MISSING',
   // upstream tool sources
   'UPSTREAM_ERROR',
   'UPSTREAM_UNAVAILABLE',

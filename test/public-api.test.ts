@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as api from '../src/index.js';
+import { OPTIONAL_PACKAGES } from '../src/optional.js';
 
 const root = resolve(import.meta.dirname, '..');
 
@@ -62,5 +63,47 @@ describe('the public API', () => {
   it('the isolate-side code lives in sdk-templates, not in strings', () => {
     const files = [...graph('src/index.ts')];
     expect(files.some((f) => f.startsWith('sdk-templates/isolate/'))).toBe(true);
+  });
+
+  // Decision 038: an optional package is loaded only when a feature needs it (src/optional.ts), so
+  // an entry loads without it. What an entry loads at once is its static import graph: no file in it
+  // may import an optional package's value statically (a type import is erased).
+  it('no entry a lean install may load imports an optional package statically', () => {
+    const staticGraph = (entry: string): string[] => {
+      const seen = new Set<string>();
+      const visit = (file: string): void => {
+        if (seen.has(file)) return;
+        seen.add(file);
+        const text = readFileSync(file, 'utf8')
+          .replace(/\/\*[\s\S]*?\*\//g, '')
+          .replace(/^\s*\/\/.*$/gm, '');
+        for (const m of text.matchAll(
+          /^(?:import|export)\s+(?!type\b)[^;]*?from\s*['"](\.{1,2}\/[^'"]+)['"]/gm,
+        ))
+          visit(resolve(dirname(file), m[1]!.replace(/\.js$/, '.ts')));
+      };
+      visit(resolve(root, entry));
+      return [...seen];
+    };
+    const optional = Object.keys(OPTIONAL_PACKAGES);
+    const offenders: string[] = [];
+    for (const entry of [
+      'src/index.ts',
+      'src/testing.ts',
+      'src/sources/index.ts',
+      'src/durable/index.ts',
+      'src/cli/main.ts',
+    ])
+      for (const file of staticGraph(entry)) {
+        const text = readFileSync(file, 'utf8');
+        for (const m of text.matchAll(
+          /^import\s+(?!type\b)[^;]*?from\s*['"]([^'".][^'"]*)['"]/gm,
+        )) {
+          const spec = m[1]!;
+          if (optional.some((p) => spec === p || spec.startsWith(`${p}/`)))
+            offenders.push(`${relative(root, file)}: ${spec}`);
+        }
+      }
+    expect([...new Set(offenders)]).toEqual([]);
   });
 });

@@ -13,6 +13,7 @@ import type { McpFlags } from './commands/mcp.js';
 import type { RunFlags } from './commands/run.js';
 import type { SdkFlags } from './commands/sdk.js';
 import type { ServeFlags } from './commands/serve.js';
+import { importOptional } from '../optional.js';
 import { describeFailure, EXIT_FAILURE, EXIT_USAGE } from './errors.js';
 import { shippedPath } from './input.js';
 import { processIo, type Io } from './output.js';
@@ -154,7 +155,11 @@ function buildProgram(io: Io, signal: AbortSignal, exit: (code: number) => void)
       ]),
     )
     .action(async (flags: ServeFlags) =>
-      exit(await (await import('./commands/serve.js')).serveCommand(flags, io, signal)),
+      exit(
+        await (
+          await importOptional(['hono', '@hono/node-server'], () => import('./commands/serve.js'))
+        ).serveCommand(flags, io, signal),
+      ),
     );
 
   program
@@ -186,7 +191,11 @@ function buildProgram(io: Io, signal: AbortSignal, exit: (code: number) => void)
         '\nMCP client config (stdio):\n  { "mcpServers": { "isocode": { "command": "npx", "args": ["isocode", "mcp", "--config", "/abs/isocode.config.json"] } } }\n\nIn stdio mode nothing but protocol messages is written to stdout; logs go to stderr.\n',
     )
     .action(async (flags: McpFlags) =>
-      exit(await (await import('./commands/mcp.js')).mcpCommand(flags, io, signal)),
+      exit(
+        await (
+          await importOptional('@modelcontextprotocol/sdk', () => import('./commands/mcp.js'))
+        ).mcpCommand(flags, io, signal),
+      ),
     );
 
   program

@@ -3,7 +3,8 @@
  * re-established (with backoff) whenever it breaks — a server restart, a network cut — and then
  * tells every handler `*`, since notifications sent meanwhile are lost.
  */
-import pg from 'pg';
+import type * as Pg from 'pg';
+import { requireOptional } from '../optional.js';
 import type { SqlClient, SqlQuery } from './sql-client.js';
 
 /** Options of {@link openPgClient}. */
@@ -18,6 +19,8 @@ export interface PgClientOptions {
 
 /** Connects a pool to a PostgreSQL server (lazily: the first query connects). */
 export function openPgClient(options: PgClientOptions): SqlClient {
+  // pg is an optional peer (decision 038): loaded when a PostgreSQL store is opened.
+  const pg = requireOptional<typeof Pg>('pg');
   const connectionTimeoutMillis = options.connectTimeoutMs ?? 5000;
   const pool = new pg.Pool({
     connectionString: options.url,
@@ -27,8 +30,8 @@ export function openPgClient(options: PgClientOptions): SqlClient {
   // An idle client's error (server restart) must not crash the process: the next query reconnects.
   pool.on('error', () => undefined);
   const handlers = new Map<string, Set<(payload: string) => void>>();
-  let listener: pg.Client | undefined;
-  let connecting: Promise<pg.Client> | undefined;
+  let listener: Pg.Client | undefined;
+  let connecting: Promise<Pg.Client> | undefined;
   let retry: NodeJS.Timeout | undefined;
   let backoff = 100;
   let closed = false;
@@ -37,7 +40,7 @@ export function openPgClient(options: PgClientOptions): SqlClient {
     (await pool.query(sql, params)).rows as R[];
 
   /** The listening connection, connecting (and LISTENing on every known channel) if needed. */
-  const listenClient = (): Promise<pg.Client> => {
+  const listenClient = (): Promise<Pg.Client> => {
     if (listener) return Promise.resolve(listener);
     return (connecting ??= (async () => {
       const client = new pg.Client({ connectionString: options.url, connectionTimeoutMillis });

@@ -11,18 +11,15 @@
  * of a `run_code` program finds its parent span by the run's call id (`parentId`), not through the
  * async context: the call arrives from a sandbox process over IPC, where no context survives.
  */
-import {
-  context,
-  SpanStatusCode,
-  trace,
-  type Attributes,
-  type Context,
-  type Span,
-  type Tracer,
-} from '@opentelemetry/api';
+import type * as OtelApi from '@opentelemetry/api';
+import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
 import type { ExecutorEvent, EventListener } from '../executor/events.js';
 import type { BodyOutcome, ExecuteMiddleware, Hooks } from '../executor/types.js';
+import { requireOptional } from '../optional.js';
 import { RUN_CODE } from '../tools/names.js';
+
+/** `@opentelemetry/api`, an optional peer (decision 038): loaded by the first {@link instrument}. */
+type Otel = Pick<typeof OtelApi, 'context' | 'trace' | 'SpanStatusCode'>;
 
 /** The tracer name spans are created with when no tracer is given. */
 export const TRACER_NAME = 'isocode';
@@ -85,10 +82,12 @@ interface Open {
 /** Spans of calls and approvals, driven by executor events (see the module's description). */
 export class CallSpans {
   readonly #tracer: Tracer;
+  readonly #api: Otel;
   readonly #open = new Map<string, Open>();
 
-  constructor(tracer: Tracer) {
+  constructor(tracer: Tracer, api: Otel) {
     this.#tracer = tracer;
+    this.#api = api;
   }
 
   /** Calls whose span is open. */
@@ -100,7 +99,7 @@ export class CallSpans {
   contextOf(callId: string): Context | undefined {
     const open = this.#open.get(callId);
     if (open === undefined) return undefined;
-    return (open.ctx ??= trace.setSpan(context.active(), open.span));
+    return (open.ctx ??= this.#api.trace.setSpan(this.#api.context.active(), open.span));
   }
 
   /** The open span of call `callId`. */
@@ -129,7 +128,7 @@ export class CallSpans {
         open.approval = this.#tracer.startSpan(
           SPAN.approval,
           { attributes: { [ATTR.tool]: event.name, [ATTR.scope]: event.scope } },
-          trace.setSpan(context.active(), open.span),
+          this.#api.trace.setSpan(this.#api.context.active(), open.span),
         );
         return;
       }
@@ -140,7 +139,10 @@ export class CallSpans {
         open.approval = undefined;
         span.setAttribute(ATTR.approval, event.outcome);
         if (event.outcome !== 'allowed-once')
-          span.setStatus({ code: SpanStatusCode.ERROR, message: `approval ${event.outcome}` });
+          span.setStatus({
+            code: this.#api.SpanStatusCode.ERROR,
+            message: `approval ${event.outcome}`,
+          });
         span.end();
         return;
       }
@@ -154,7 +156,10 @@ export class CallSpans {
         if (!event.ok) {
           if (event.reason !== undefined) span.setAttribute(ATTR.reason, event.reason);
           if (event.code === 'LIMIT_EXCEEDED') span.setAttribute(ATTR.limit, 'LIMIT_EXCEEDED');
-          span.setStatus({ code: SpanStatusCode.ERROR, message: event.code ?? 'INTERNAL_ERROR' });
+          span.setStatus({
+            code: this.#api.SpanStatusCode.ERROR,
+            message: event.code ?? 'INTERNAL_ERROR',
+          });
         }
         span.end();
         return;
@@ -173,11 +178,11 @@ export class CallSpans {
     };
     if (event.parentId !== undefined) attributes[ATTR.parentId] = event.parentId;
     // A direct call nests under whatever is active where it was made (an HTTP request's span).
-    const base = context.active();
+    const base = this.#api.context.active();
     const span = this.#tracer.startSpan(
       event.name === RUN_CODE && parent === undefined ? SPAN.run : SPAN.call,
       { attributes, startTime: event.time },
-      parent === undefined ? base : trace.setSpan(base, parent.span),
+      parent === undefined ? base : this.#api.trace.setSpan(base, parent.span),
     );
     this.#open.get(event.callId)?.span.end(); // a reused id: the older span ends here
     this.#open.set(event.callId, { span, ctx: undefined, approval: undefined });
@@ -209,7 +214,8 @@ export class CallSpans {
   readonly middleware: ExecuteMiddleware = async (ctx, next) => {
     const id = ctx.call.id;
     const active = this.contextOf(id);
-    const outcome = active === undefined ? await next() : await context.with(active, next);
+    const outcome =
+      active === undefined ? await next() : await this.#api.context.with(active, next);
     this.noteOutcome(id, outcome);
     return outcome;
   };
@@ -220,7 +226,8 @@ export class CallSpans {
  * it. Spans already open are ended when it stops.
  */
 export function instrument(runtime: Instrumentable, options: TracingOptions = {}): () => void {
-  const spans = new CallSpans(options.tracer ?? trace.getTracer(TRACER_NAME));
+  const api = requireOptional<Otel>('@opentelemetry/api');
+  const spans = new CallSpans(options.tracer ?? api.trace.getTracer(TRACER_NAME), api);
   const off = runtime.on(spans.listener);
   const unuse = runtime.use({ execute: spans.middleware });
   return () => {

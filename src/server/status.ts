@@ -33,6 +33,7 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
   INVALID_TOOL_DEFINITION: 500,
   INVALID_SCOPE: 500,
   INVALID_CONFIG: 500,
+  DEPENDENCY_MISSING: 500,
   // upstream tool sources
   UPSTREAM_ERROR: 502,
   UPSTREAM_UNAVAILABLE: 503,

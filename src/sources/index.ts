@@ -18,7 +18,7 @@ export type {
   ResolvedApiKey,
 } from './config.js';
 export type * from './config-types.js';
-export { mcpTools } from './mcp.js';
+export { mcpTools } from './mcp-lazy.js';
 export type { McpSource, McpSourceStatus, McpToolsOptions } from './mcp.js';
 export type {
   McpConnectionStatus,
@@ -29,8 +29,8 @@ export type {
   McpTransportFactoryOptions,
 } from './mcp-connection.js';
 export { DEFAULT_INHERITED_ENV } from './child-process.js';
-export { MCP_TEXT_RESULT_SCHEMA } from './mcp-result.js';
-export type { McpTextResult } from './mcp-result.js';
+export { MCP_TEXT_RESULT_SCHEMA } from './mcp-text-result.js';
+export type { McpTextResult } from './mcp-text-result.js';
 export { assignLocalNames, sanitizeToolNamePart } from './mcp-names.js';
 export { loadModuleTools } from './module.js';
 export { openApiTools } from './openapi.js';

@@ -163,7 +163,7 @@ async function loadOne(source: SourceConfig, options: LoadSourcesOptions): Promi
     return { kind: 'openapi', tools: api.tools, status: () => api.status() };
   }
   // The MCP SDK (~0.3 s to import) is loaded only when a config names an MCP source.
-  const { mcpTools } = await import('./mcp.js');
+  const { mcpTools } = await import('./mcp-lazy.js');
   const mcp = await mcpTools({
     name: source.name,
     mcp: mcpServerOptions(source, options.env ?? process.env),

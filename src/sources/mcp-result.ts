@@ -2,67 +2,7 @@
 import { McpError, ErrorCode as McpErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { IsocodeError, isIsocodeError, isJsonValue } from '../index.js';
-import type { ContentBlock, JsonSchema, JsonValue } from '../index.js';
-
-/** The value of a call to an upstream tool that declares no output schema. */
-export interface McpTextResult {
-  /** Every text block of the result, joined by "\n". */
-  text: string;
-  /** The result's content blocks. */
-  content: ContentBlock[];
-}
-
-/** The JSON Schema of {@link McpTextResult}: the `output` of upstream tools without an outputSchema. */
-export const MCP_TEXT_RESULT_SCHEMA: JsonSchema = {
-  type: 'object',
-  properties: {
-    text: { type: 'string', description: 'Every text block of the result, joined by newlines.' },
-    content: {
-      type: 'array',
-      description: 'The content blocks of the result.',
-      items: {
-        anyOf: [
-          {
-            type: 'object',
-            properties: { type: { const: 'text' }, text: { type: 'string' } },
-            required: ['type', 'text'],
-            additionalProperties: false,
-          },
-          {
-            type: 'object',
-            properties: {
-              type: { const: 'image' },
-              data: { type: 'string', description: 'Base64 data.' },
-              mimeType: { type: 'string' },
-            },
-            required: ['type', 'data', 'mimeType'],
-            additionalProperties: false,
-          },
-          {
-            type: 'object',
-            properties: {
-              type: { const: 'resource' },
-              resource: {
-                type: 'object',
-                properties: {
-                  uri: { type: 'string' },
-                  mimeType: { type: 'string' },
-                  text: { type: 'string' },
-                },
-                required: ['uri'],
-                additionalProperties: false,
-              },
-            },
-            required: ['type', 'resource'],
-            additionalProperties: false,
-          },
-        ],
-      },
-    },
-  },
-  required: ['text', 'content'],
-  additionalProperties: false,
-};
+import type { ContentBlock, JsonValue } from '../index.js';
 
 type Rec = Record<string, unknown>;
 const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -127,7 +67,7 @@ export interface CallSite {
 
 /**
  * The value of a `tools/call` result: `structuredContent` for a tool with an output schema,
- * otherwise {@link McpTextResult}. An `isError` result throws TOOL_ERROR with its text.
+ * otherwise an `McpTextResult` (mcp-text-result.ts). An `isError` result throws TOOL_ERROR with its text.
  */
 export function mapCallResult(result: Rec, hasOutputSchema: boolean, site: CallSite): JsonValue {
   const content = toContentBlocks(result.content);

@@ -10,7 +10,8 @@ import type {
   McpServerOptions,
 } from './mcp-connection.js';
 import { assignLocalNames } from './mcp-names.js';
-import { MCP_TEXT_RESULT_SCHEMA, mapCallResult } from './mcp-result.js';
+import { mapCallResult } from './mcp-result.js';
+import { MCP_TEXT_RESULT_SCHEMA } from './mcp-text-result.js';
 import { Emitter } from '../events/emitter.js';
 
 /** Options of {@link mcpTools}. */

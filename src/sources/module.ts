@@ -4,6 +4,7 @@ import { extname } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { IsocodeError, isIsocodeError } from '../index.js';
 import type { ToolDefinition } from '../index.js';
+import { importOptional } from '../optional.js';
 import { TOOL_NAME_RE } from './mcp-names.js';
 
 const JS_EXTENSIONS = new Set(['.mjs', '.js', '.cjs']);
@@ -34,16 +35,13 @@ async function importModule(file: string): Promise<unknown> {
   const url = pathToFileURL(file).href;
   const ext = extname(file).toLowerCase();
   if (JS_EXTENSIONS.has(ext)) return nativeImport(url);
-  let tsImport: (specifier: string, parent: string) => Promise<unknown>;
-  try {
-    ({ tsImport } = (await nativeImport('tsx/esm/api')) as { tsImport: typeof tsImport });
-  } catch (error) {
-    throw new IsocodeError(
-      'INVALID_CONFIG',
-      `loading the TypeScript module ${file} needs the "tsx" package, which is not installed`,
-      { cause: error },
-    );
-  }
+  const { tsImport } = await importOptional(
+    'tsx',
+    async () =>
+      (await nativeImport('tsx/esm/api')) as {
+        tsImport: (specifier: string, parent: string) => Promise<unknown>;
+      },
+  );
   return tsImport(url, import.meta.url);
 }
 

@@ -10,6 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { FileInfo, ParserOptions } from '@apidevtools/json-schema-ref-parser';
 import { IsocodeError, isIsocodeError } from '../index.js';
 import { jsonTooDeep } from '../json.js';
+import { importOptional } from '../optional.js';
 import { fetchDocument } from './openapi-http.js';
 import { isRec } from './openapi-schema.js';
 
@@ -119,6 +120,10 @@ function messageOf(error: unknown): string {
  *   `$ref`, or is not an OpenAPI 3.0/3.1 document with a `paths` object.
  */
 export async function loadSpec(spec: string, options: LoadSpecOptions): Promise<LoadedSpec> {
+  const { bundle } = await importOptional(
+    '@apidevtools/json-schema-ref-parser',
+    () => import('@apidevtools/json-schema-ref-parser'),
+  );
   const location = specLocation(spec);
   const where = location.protocol === 'file:' ? fileURLToPath(location) : location.href;
   const controller = new AbortController();
@@ -129,7 +134,6 @@ export async function loadSpec(spec: string, options: LoadSpecOptions): Promise<
   let bundled: unknown;
   const failures: unknown[] = [];
   try {
-    const { bundle } = await import('@apidevtools/json-schema-ref-parser');
     const root: unknown =
       location.protocol === 'file:'
         ? undefined

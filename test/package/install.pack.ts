@@ -19,7 +19,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { moduleCases } from '../support/tools-module-forms.js';
 import { must, ROOT, run } from './helpers.js';
 
-const SUBPATHS = ['isocode', 'isocode/testing', 'isocode/sources', 'isocode/server', 'isocode/mcp'];
+const SUBPATHS = [
+  'isocode',
+  'isocode/testing',
+  'isocode/sources',
+  'isocode/server',
+  'isocode/mcp',
+  'isocode/durable',
+];
 
 let tmp: string;
 let app: string;
@@ -191,10 +198,93 @@ const wrong: Parameters<typeof mcpTools>[0]['name'] = 1;
     expect(run('npx', ['isocode', '--version'], app).status).toBe(0);
   });
 
+  // A lean install (decision record 038): the optional peers (tsx, pg, the OpenAPI reader,
+  // OpenTelemetry) are not installed by `npm install isocode`; the optional dependencies (the MCP
+  // SDK, the HTTP stack, the embedded store's driver on Node 20) are, and may be omitted
+  // (`--omit=optional`, moved aside here). What needs a missing one says so in one line; the rest
+  // works without it.
+  it('installs no optional peer, and a feature that needs one names the install command', () => {
+    for (const peer of ['tsx', 'pg', '@apidevtools/json-schema-ref-parser', '@opentelemetry/api'])
+      expect(existsSync(join(app, 'node_modules', peer)), peer).toBe(false);
+    writeFileSync(
+      join(app, 'ts-tools.ts'),
+      "export const tools = [{ name: 'a.b', description: 'b', input: { type: 'object' }, execute: () => 1 }];\n",
+    );
+    const sdk = run('npx', ['isocode', 'sdk', '--tools', 'ts-tools.ts'], app);
+    expect(sdk.status).toBe(2);
+    expect(sdk.stderr).toContain('DEPENDENCY_MISSING');
+    expect(sdk.stderr).toContain('npm install tsx');
+    expect(sdk.stderr).not.toMatch(/\n\s+at /);
+    const code = `
+const { createRuntime, isIsocodeError } = require('isocode');
+const { createDurableRuntime, instrument } = require('isocode/durable');
+const { openApiTools } = require('isocode/sources');
+(async () => {
+  const out = [];
+  const rt = await createDurableRuntime({ tools: [], store: { url: 'postgres://127.0.0.1:1/none' } }).catch((e) => e);
+  out.push(isIsocodeError(rt) ? rt.code + ' ' + rt.message : 'opened');
+  const plain = await createRuntime({ tools: [] });
+  try { instrument(plain); out.push('traced'); } catch (e) { out.push(isIsocodeError(e) ? e.code + ' ' + e.message : String(e)); }
+  await plain.close();
+  const spec = await openApiTools({ name: 'api', spec: 'file:///nowhere.json' }).catch((e) => e);
+  out.push(isIsocodeError(spec) ? spec.code + ' ' + spec.message : 'loaded');
+  console.log(JSON.stringify(out));
+})();`;
+    const out = JSON.parse(must('node', ['-e', code], app).stdout) as string[];
+    expect(out[0]).toMatch(/^DEPENDENCY_MISSING .*npm install pg$/);
+    expect(out[1]).toMatch(/^DEPENDENCY_MISSING .*npm install @opentelemetry\/api$/);
+    expect(out[2]).toMatch(
+      /^DEPENDENCY_MISSING .*npm install @apidevtools\/json-schema-ref-parser$/,
+    );
+  });
+
+  it('without the optional dependencies, the library and isocode run work; serve and mcp name what to install', () => {
+    const optional = ['@modelcontextprotocol/sdk', 'hono', '@hono/node-server', 'better-sqlite3']
+      .map((d) => join(app, 'node_modules', d))
+      .filter((d) => existsSync(d));
+    expect(optional.length).toBeGreaterThanOrEqual(3);
+    for (const d of optional) renameSync(d, `${d}.aside`);
+    try {
+      expect(must('npx', ['isocode', 'run', 'examples/hello.ts'], app).stdout).toContain(
+        'Hello From Isocode',
+      );
+      for (const [face, hint] of [
+        [['serve', '--port', '0'], 'npm install hono @hono/node-server'],
+        [['mcp'], 'npm install @modelcontextprotocol/sdk'],
+      ] as const) {
+        const r = run('npx', ['isocode', ...face], app);
+        expect(r.status, face[0]).toBe(2);
+        expect(r.stderr, face[0]).toContain('DEPENDENCY_MISSING');
+        expect(r.stderr, face[0]).toContain(hint);
+      }
+      const code = `import { mcpTools, loadModuleTools } from 'isocode/sources';
+import { createMcpServer, serveMcpHttp } from 'isocode/mcp';
+const e = await mcpTools({ name: 'up', server: { command: 'true' } }).catch((e) => e);
+console.log(JSON.stringify([typeof loadModuleTools, e.code, e.message]));`;
+      // isocode/mcp needs the MCP SDK itself; isocode/sources loads without it.
+      const sources = run('node', ['--input-type=module', '-e', code], app);
+      expect(sources.status).not.toBe(0);
+      expect(sources.stderr).toContain("Cannot find package '@modelcontextprotocol/sdk'");
+      const onlySources = must(
+        'node',
+        ['--input-type=module', '-e', code.replace(/^import \{ createMcpServer.*$/m, '')],
+        app,
+      );
+      const [loader, errorCode, message] = JSON.parse(onlySources.stdout) as string[];
+      expect(loader).toBe('function');
+      expect(errorCode).toBe('DEPENDENCY_MISSING');
+      expect(message).toContain('npm install @modelcontextprotocol/sdk');
+    } finally {
+      for (const d of optional) renameSync(`${d}.aside`, d);
+    }
+  });
+
   // Tools modules in every form (default export, named `tools`, `{ tools }`, module.exports, ...),
   // every extension, in the "commonjs" app and its "module" folder, each importing isocode: all
   // written once and loaded by one CommonJS and one ES module process.
   it('loads every form of tools module, from CommonJS and from ESM', () => {
+    // TypeScript modules need tsx, an optional peer the app installs (decision 038).
+    must('npm', ['install', '--no-audit', '--no-fund', 'tsx'], app, 300_000);
     const cases = moduleCases();
     const files: Record<string, string> = {};
     for (const c of cases) {

@@ -1,5 +1,6 @@
 /** `isocode mcp`: the MCP server over the configured runtime, on stdio (default) or streamable HTTP. */
-import { serveMcpHttp, serveMcpStdio } from '../../mcp/index.js';
+import { serveMcpHttp } from '../../mcp/http-lazy.js';
+import { serveMcpStdio } from '../../mcp/stdio.js';
 import { resolveApiKeys } from '../../sources/config.js';
 import { EXIT_OK, UsageError } from '../errors.js';
 import { openCliRuntime } from '../open.js';
