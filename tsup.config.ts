@@ -38,8 +38,8 @@ export default defineConfig([
     // dist/console/ is the console build's own (below): cleaned by it, not raced by this one.
     clean: ['!console/**'],
     splitting: true,
-    // Dependencies and peers are external by default; the optional dependencies (decision 038)
-    // are named, or they would be bundled (and loaded) with the code that imports them.
+    // Dependencies and peers are external by default; the packages loaded lazily (decision 038) are
+    // named as well, so that a move between dependency kinds can never bundle one into a chunk.
     external: [
       'isolated-vm',
       'typescript-native',

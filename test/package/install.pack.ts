@@ -199,10 +199,9 @@ const wrong: Parameters<typeof mcpTools>[0]['name'] = 1;
   });
 
   // A lean install (decision record 038): the optional peers (tsx, pg, the OpenAPI reader,
-  // OpenTelemetry) are not installed by `npm install isocode`; the optional dependencies (the MCP
-  // SDK, the HTTP stack, the embedded store's driver on Node 20) are, and may be omitted
-  // (`--omit=optional`, moved aside here). What needs a missing one says so in one line; the rest
-  // works without it.
+  // OpenTelemetry) are not installed by `npm install isocode`. The faces' packages (the MCP SDK, the
+  // HTTP stack) and the embedded store's driver are, but loaded only when used: moved aside here,
+  // what needs one says so in one line and the rest works without it.
   it('installs no optional peer, and a feature that needs one names the install command', () => {
     for (const peer of ['tsx', 'pg', '@apidevtools/json-schema-ref-parser', '@opentelemetry/api'])
       expect(existsSync(join(app, 'node_modules', peer)), peer).toBe(false);
@@ -238,7 +237,7 @@ const { openApiTools } = require('isocode/sources');
     );
   });
 
-  it('without the optional dependencies, the library and isocode run work; serve and mcp name what to install', () => {
+  it("without the faces' packages, the library and isocode run work; serve and mcp name what to install", () => {
     const optional = ['@modelcontextprotocol/sdk', 'hono', '@hono/node-server', 'better-sqlite3']
       .map((d) => join(app, 'node_modules', d))
       .filter((d) => existsSync(d));

@@ -73,13 +73,14 @@ function compile(options: ts.CompilerOptions): string[] {
 }
 
 describe("package.json's type map", () => {
-  it('lists every subpath of exports (all eight entries)', () => {
+  it('lists every subpath of exports (all nine entries)', () => {
     expect(entries).toEqual([
       '.',
       './testing',
       './sources',
       './server',
       './mcp',
+      './durable',
       './ai',
       './openai-agents',
       './langchain',
