@@ -6,8 +6,14 @@ import { OPTIONAL_PACKAGES } from '../src/optional.js';
 
 const root = resolve(import.meta.dirname, '..');
 
-/** Every source file reachable from `entry` through relative imports (static and dynamic). */
-function graph(entry: string): Set<string> {
+/** Any relative import: static, dynamic, type-only, re-export. */
+const ANY_IMPORT = /(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g;
+/** A static import or re-export of values (what loading the module loads at once). */
+const STATIC_VALUE_IMPORT =
+  /^(?:import|export)\s+(?!type\b)[^;]*?from\s*['"](\.{1,2}\/[^'"]+)['"]/gm;
+
+/** Every source file reachable from `entry` through the relative imports `edges` matches. */
+function graph(entry: string, edges: RegExp = ANY_IMPORT): Set<string> {
   const seen = new Set<string>();
   const visit = (file: string): void => {
     if (seen.has(file)) return;
@@ -16,7 +22,7 @@ function graph(entry: string): Set<string> {
     const text = readFileSync(file, 'utf8')
       .replace(/\/\*[\s\S]*?\*\//g, '')
       .replace(/^\s*\/\/.*$/gm, '');
-    for (const m of text.matchAll(/(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)) {
+    for (const m of text.matchAll(edges)) {
       const spec = m[1]!;
       visit(resolve(dirname(file), spec.replace(/\.js$/, '.ts')));
     }
@@ -69,22 +75,6 @@ describe('the public API', () => {
   // an entry loads without it. What an entry loads at once is its static import graph: no file in it
   // may import an optional package's value statically (a type import is erased).
   it('no entry a lean install may load imports an optional package statically', () => {
-    const staticGraph = (entry: string): string[] => {
-      const seen = new Set<string>();
-      const visit = (file: string): void => {
-        if (seen.has(file)) return;
-        seen.add(file);
-        const text = readFileSync(file, 'utf8')
-          .replace(/\/\*[\s\S]*?\*\//g, '')
-          .replace(/^\s*\/\/.*$/gm, '');
-        for (const m of text.matchAll(
-          /^(?:import|export)\s+(?!type\b)[^;]*?from\s*['"](\.{1,2}\/[^'"]+)['"]/gm,
-        ))
-          visit(resolve(dirname(file), m[1]!.replace(/\.js$/, '.ts')));
-      };
-      visit(resolve(root, entry));
-      return [...seen];
-    };
     const optional = Object.keys(OPTIONAL_PACKAGES);
     const offenders: string[] = [];
     for (const entry of [
@@ -94,14 +84,14 @@ describe('the public API', () => {
       'src/durable/index.ts',
       'src/cli/main.ts',
     ])
-      for (const file of staticGraph(entry)) {
-        const text = readFileSync(file, 'utf8');
+      for (const file of graph(entry, STATIC_VALUE_IMPORT)) {
+        const text = readFileSync(resolve(root, file), 'utf8');
         for (const m of text.matchAll(
           /^import\s+(?!type\b)[^;]*?from\s*['"]([^'".][^'"]*)['"]/gm,
         )) {
           const spec = m[1]!;
           if (optional.some((p) => spec === p || spec.startsWith(`${p}/`)))
-            offenders.push(`${relative(root, file)}: ${spec}`);
+            offenders.push(`${file}: ${spec}`);
         }
       }
     expect([...new Set(offenders)]).toEqual([]);
