@@ -1,6 +1,6 @@
 /**
  * `serveMcpHttp` as `isocode/mcp` and `isocode mcp --http` reach it: the HTTP stack (hono and
- * @hono/node-server), an optional peer (decision 038), is loaded by the first call, so the stdio
+ * @hono/node-server) is loaded by the first call (decision 038), so the stdio
  * face works without it.
  */
 import { importOptional } from '../optional.js';

@@ -1,6 +1,6 @@
 /**
- * `mcpTools` as `isocode/sources` and the config loader reach it: the MCP SDK, an optional peer
- * (decision 038), is loaded by the first call, so the entry loads without it.
+ * `mcpTools` as `isocode/sources` and the config loader reach it: the MCP SDK is loaded by the
+ * first call (decision 038), so the entry loads without it.
  */
 import { importOptional } from '../optional.js';
 import type { McpSource, McpToolsOptions } from './mcp.js';
