@@ -1,6 +1,6 @@
 // isocode with the Vercel AI SDK (`npm install isocode ai zod`): your AI SDK tools become a typed
 // SDK for programs, and the model gets one tool, run_code, in `generateText` / `streamText`.
-// Run it: node --no-node-snapshot --import tsx examples/adapters/ai-sdk.ts
+// Run it (with tsx installed: npm install tsx): node --no-node-snapshot --import tsx examples/adapters/ai-sdk.ts
 import { generateText, isStepCount, tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { createRuntime } from 'isocode';

@@ -1,6 +1,6 @@
 // isocode with LangChain.js (`npm install isocode @langchain/core zod`): your StructuredTools
 // become a typed SDK for programs, and the chat model is bound to one tool, run_code.
-// Run it: node --no-node-snapshot --import tsx examples/adapters/langchain.ts
+// Run it (with tsx installed: npm install tsx): node --no-node-snapshot --import tsx examples/adapters/langchain.ts
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import type { ChatResult } from '@langchain/core/outputs';
 import { tool } from '@langchain/core/tools';

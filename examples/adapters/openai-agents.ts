@@ -1,6 +1,6 @@
 // isocode with the OpenAI Agents SDK (`npm install isocode @openai/agents zod`): your function
 // tools become a typed SDK for programs, and the agent gets one function tool, run_code.
-// Run it: node --no-node-snapshot --import tsx examples/adapters/openai-agents.ts
+// Run it (with tsx installed: npm install tsx): node --no-node-snapshot --import tsx examples/adapters/openai-agents.ts
 import {
   Agent,
   run,

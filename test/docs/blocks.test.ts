@@ -3,6 +3,9 @@
  * against the public API (`isocode`, `isocode/sources`, ... mapped to the sources), and every
  * `isocode` command of a shell block runs and exits 0. A block that is not meant to run on its own
  * says so in its info string (```ts fragment), and still has to be a TypeScript or shell block.
+ * From the packed tarball (test/package/doc-snippets.ts) the same blocks are checked again as an
+ * app sees them, except those marked `clone` (they name files only a clone has); there TypeScript
+ * blocks also run, except those marked `no-run` (they need a model or an API key).
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,6 +28,7 @@ const SUBPATHS: Record<string, string> = {
   'isocode/sources': 'src/sources/index.ts',
   'isocode/server': 'src/server/index.ts',
   'isocode/mcp': 'src/mcp/index.ts',
+  'isocode/durable': 'src/durable/index.ts',
   'isocode/ai': 'src/adapters/ai-sdk.ts',
   'isocode/openai-agents': 'src/adapters/openai-agents.ts',
   'isocode/langchain': 'src/adapters/langchain.ts',

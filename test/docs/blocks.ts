@@ -9,6 +9,16 @@ export interface Block {
   lang: string;
   /** True when the info string says `fragment`: shown for reading, not run. */
   fragment: boolean;
+  /**
+   * True when the info string says `clone`: it works in a clone of the repository only (it names
+   * files the package does not ship); checked from the repository, not from the packed tarball.
+   */
+  clone: boolean;
+  /**
+   * True unless the info string says `no-run`: a TypeScript block that needs what a reader adds (a
+   * model, an API key, their own service) is type-checked, not executed.
+   */
+  runs: boolean;
   code: string;
 }
 
@@ -35,6 +45,8 @@ export function docBlocks(root: string): Block[] {
       where: `${relative(root, file)}:${text.slice(0, m.index).split('\n').length}`,
       lang: m[2] ?? '',
       fragment: /\bfragment\b/.test(m[3] ?? ''),
+      clone: /\bclone\b/.test(m[3] ?? ''),
+      runs: !/\bno-run\b/.test(m[3] ?? ''),
       code: m[4] ?? '',
     }));
   });

@@ -17,6 +17,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appTsBlocks, linkFromRepo, typecheckBlocks } from './doc-snippets.js';
 import { must, ROOT, run } from './helpers.js';
 
 const ENTRIES = ['isocode/ai', 'isocode/openai-agents', 'isocode/langchain'];
@@ -58,7 +59,8 @@ describe('adapters from the tarball', () => {
       }
     ).devDependencies;
     const frameworks = ['ai', '@openai/agents', '@langchain/core'].map((p) => `${p}@${dev[p]}`);
-    must('npm', ['install', '--no-audit', '--no-fund', ...frameworks, 'zod'], app, 900_000);
+    // tsx runs the TypeScript examples (an optional peer of isocode's, decision 038).
+    must('npm', ['install', '--no-audit', '--no-fund', ...frameworks, 'zod', 'tsx'], app, 900_000);
     for (const example of ['ai-sdk', 'openai-agents', 'langchain']) {
       // Copied into the app, as a user starting from it would.
       const file = join(app, `${example}.mts`);
@@ -74,5 +76,17 @@ console.log([${ENTRIES.map((_, i) => `Object.keys(m${i}).length`).join(', ')}].j
       must('node', ['-e', cjs], app),
     ])
       for (const n of out.stdout.trim().split(' ')) expect(Number(n)).toBeGreaterThan(2);
+  });
+
+  // The docs' blocks that import a framework (test/package/doc-snippets.ts): each needs a model or
+  // an API key, so they are type-checked against the installed package and frameworks, not run.
+  it('every doc block that uses a framework type-checks against the installed package', () => {
+    const esm = join(app, 'esm');
+    mkdirSync(esm, { recursive: true });
+    writeFileSync(join(esm, 'package.json'), '{ "type": "module" }\n');
+    linkFromRepo(app, ['@types/node']);
+    const blocks = appTsBlocks(true);
+    expect(blocks.length).toBeGreaterThan(2);
+    expect(typecheckBlocks(esm, blocks).problems).toEqual([]);
   });
 });

@@ -10,13 +10,13 @@ import {
   readFileSync,
   renameSync,
   rmSync,
-  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { moduleCases } from '../support/tools-module-forms.js';
+import { appCommands, appTsBlocks, linkFromRepo, typecheckBlocks } from './doc-snippets.js';
 import { must, ROOT, run } from './helpers.js';
 
 const SUBPATHS = [
@@ -328,11 +328,7 @@ console.log(JSON.stringify([typeof loadModuleTools, e.code, e.message]));`;
   // dist/index.d.ts from the "module" folder, dist/index.d.cts from the "commonjs" app. The SDKs
   // and @types/node are the repository's (a TypeScript user's project has its own).
   it('the provider types match the official SDKs through the shipped .d.ts and .d.cts', () => {
-    for (const dep of ['openai', '@anthropic-ai/sdk', '@types/node']) {
-      const target = join(app, 'node_modules', dep);
-      mkdirSync(join(target, '..'), { recursive: true });
-      if (!existsSync(target)) symlinkSync(join(ROOT, 'node_modules', dep), target, 'dir');
-    }
+    linkFromRepo(app, ['openai', '@anthropic-ai/sdk', '@types/node']);
     const fixture = readFileSync(join(ROOT, 'test/fixtures/provider-types/sdk-types.ts'), 'utf8');
     const source = fixture.replace("'../../../src/index.js'", "'isocode'");
     expect(source).not.toBe(fixture);
@@ -351,6 +347,33 @@ console.log(JSON.stringify([typeof loadModuleTools, e.code, e.message]));`;
       const out = run('node', [tsc, ...flags, '--target', 'es2022', '--skipLibCheck', file], app);
       expect(out.stdout + out.stderr, file).toBe('');
       expect(out.status).toBe(0);
+    }
+  });
+
+  // The docs' app-side blocks from the tarball (test/package/doc-snippets.ts). After the tools-module
+  // forms test, which installs tsx (the TypeScript blocks run through it, as a reader's would).
+  it('every app-side doc block type-checks against the installed package and runs; every doc command runs', () => {
+    linkFromRepo(app, ['openai', '@anthropic-ai/sdk', '@types/node']);
+    const blocks = appTsBlocks(false);
+    expect(blocks.length).toBeGreaterThan(3);
+    const { files, problems } = typecheckBlocks(esm, blocks);
+    expect(problems).toEqual([]);
+    blocks.forEach((block, i) => {
+      if (!block.runs) return;
+      const out = run('node', ['--no-node-snapshot', '--import', 'tsx', files[i]!], esm);
+      expect({ where: block.where, status: out.status, stderr: out.stderr }).toMatchObject({
+        status: 0,
+      });
+    });
+    const commands = appCommands();
+    expect(commands.length).toBeGreaterThan(2);
+    for (const { where, args } of commands) {
+      const out = run('npx', ['isocode', ...args], app);
+      expect({ where, args: args.join(' '), status: out.status, stderr: out.stderr }).toMatchObject(
+        {
+          status: 0,
+        },
+      );
     }
   });
 });
