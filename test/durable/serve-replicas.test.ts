@@ -103,6 +103,38 @@ async function until<T>(
   }
 }
 
+/**
+ * Every run's view once all have settled. Fails only when none settles for `stallMs` (a wedged queue
+ * or lease), never for slowness while runs keep finishing.
+ */
+async function untilAllSettled(
+  s: Serve,
+  ids: readonly string[],
+  stallMs: number,
+): Promise<RunView[]> {
+  const settled = new Map<string, RunView>();
+  let progressAt = Date.now();
+  while (settled.size < ids.length) {
+    const open = ids.filter((id) => !settled.has(id));
+    for (let i = 0; i < open.length; i += 50) {
+      const chunk = open.slice(i, i + 50);
+      const seen = await Promise.all(chunk.map((id) => runOn(s, id)));
+      seen.forEach((v, j) => {
+        if (v.finishedAt === undefined) return;
+        settled.set(chunk[j]!, v);
+        progressAt = Date.now();
+      });
+    }
+    if (settled.size === ids.length) break;
+    if (Date.now() - progressAt > stallMs)
+      throw new Error(
+        `no run settled for ${stallMs} ms: ${ids.length - settled.size} of ${ids.length} unsettled`,
+      );
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return ids.map((id) => settled.get(id)!);
+}
+
 interface RunView {
   status: string;
   calls?: { name: string; replayed: boolean }[];
@@ -217,14 +249,10 @@ describe.skipIf(pg.skip !== undefined)(
         );
         ids.push(...batch);
       }
-      const views = await until(
-        async () => {
-          const all = await Promise.all(ids.map((id) => runOn(b, id)));
-          return all.every((v) => v.finishedAt !== undefined) ? all : undefined;
-        },
-        'every run to settle',
-        240_000,
-      );
+      // Load-proof wait: no deadline for the whole batch (two replicas on a loaded 2-core machine
+      // settle 600 runs in 1 to 5 minutes), only for progress — it fails when no run has settled
+      // for 60 s. Only unsettled runs are read again, 50 at a time, so the probe does not load B.
+      const views = await untilAllSettled(b, ids, 60_000);
       expect(views.filter((v) => v.status !== 'succeeded')).toEqual([]);
       const ran = effects().filter((l) => l.startsWith('effect:x'));
       const counts = new Map<string, number>();
@@ -237,7 +265,8 @@ describe.skipIf(pg.skip !== undefined)(
       // Both replicas ran some: the queue is shared.
       expect(ran.some((l) => l.endsWith(':A'))).toBe(true);
       expect(ran.some((l) => l.endsWith(':B'))).toBe(true);
-    }, 300_000);
+      // The test's own timeout only guards against a hang; progress is what the wait above checks.
+    }, 1_200_000);
 
     it('a run waiting for an approval on A survives A: decided through B, finished by B, each effect once', async () => {
       a = await serve('A', 'a');
