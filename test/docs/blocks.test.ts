@@ -7,12 +7,11 @@
  * app sees them, except those marked `clone` (they name files only a clone has); there TypeScript
  * blocks also run, except those marked `no-run` (they need a model or an API key).
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli } from '../cli/helpers.js';
-import { docBlocks, isocodeCommands } from './blocks.js';
+import { docBlocks, isocodeCommands, typecheckBlocks } from './blocks.js';
 
 const blocks = docBlocks(ROOT).filter((b) => !b.fragment);
 const tsBlocks = blocks.filter((b) => b.lang === 'ts' || b.lang === 'typescript');
@@ -43,38 +42,13 @@ describe('doc blocks', () => {
   it('every TypeScript block type-checks against the public API', () => {
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
-    const files = tsBlocks.map((b, i) => {
-      const file = join(dir, `block${i}.ts`);
-      // A module of its own (top-level await, no clashes between blocks).
-      writeFileSync(file, `${b.code}\nexport {};\n`);
-      return file;
-    });
-    const options: ts.CompilerOptions = {
-      target: ts.ScriptTarget.ES2022,
-      lib: ['lib.es2022.d.ts'],
-      module: ts.ModuleKind.NodeNext,
-      moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      types: ['node'],
+    const { problems } = typecheckBlocks(dir, tsBlocks, {
       typeRoots: [join(ROOT, 'node_modules', '@types')],
-      strict: true,
-      exactOptionalPropertyTypes: true,
-      noUncheckedIndexedAccess: true,
-      skipLibCheck: true,
-      noEmit: true,
       allowImportingTsExtensions: true,
       paths: Object.fromEntries(
         Object.entries(SUBPATHS).map(([spec, path]) => [spec, [join(ROOT, path)]]),
       ),
-    };
-    const program = ts.createProgram(files, options);
-    const problems = ts
-      .getPreEmitDiagnostics(program)
-      .filter((d) => d.file !== undefined && files.includes(d.file.fileName))
-      .map((d) => {
-        const block = tsBlocks[files.indexOf(d.file?.fileName ?? '')];
-        const { line } = d.file!.getLineAndCharacterOfPosition(d.start ?? 0);
-        return `${block?.where ?? '?'} (+${line + 1}): ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
-      });
+    });
     expect(problems).toEqual([]);
   }, 180_000);
 

@@ -1,6 +1,7 @@
 /** Code blocks of the Markdown docs, for the doc-block test. */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import ts from 'typescript';
 
 /** One fenced code block. */
 export interface Block {
@@ -62,4 +63,43 @@ export function isocodeCommands(code: string): string[][] {
     .map((line) => line.replace(/\s+#.*$/, '').trim())
     .filter((line) => /^(npx )?isocode\b/.test(line))
     .map((line) => line.split(/\s+/).slice(line.startsWith('npx ') ? 2 : 1));
+}
+
+/**
+ * Writes each block as a module in `dir` (a `"type": "module"` folder of the app) and type-checks
+ * them all, strict, against what `dir` resolves (or `options` map); the problems, each with its
+ * block's `file:line`.
+ */
+export function typecheckBlocks(
+  dir: string,
+  blocks: readonly Block[],
+  options: ts.CompilerOptions = {},
+): { files: string[]; problems: string[] } {
+  const files = blocks.map((b, i) => {
+    const file = join(dir, `doc-block-${i}.ts`);
+    writeFileSync(file, `${b.code}\nexport {};\n`);
+    return file;
+  });
+  const program = ts.createProgram(files, {
+    target: ts.ScriptTarget.ES2022,
+    lib: ['lib.es2022.d.ts'],
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    types: ['node'],
+    strict: true,
+    exactOptionalPropertyTypes: true,
+    noUncheckedIndexedAccess: true,
+    skipLibCheck: true,
+    noEmit: true,
+    ...options,
+  });
+  const problems = ts
+    .getPreEmitDiagnostics(program)
+    .filter((d) => d.file !== undefined && files.includes(d.file.fileName))
+    .map((d) => {
+      const block = blocks[files.indexOf(d.file?.fileName ?? '')];
+      const { line } = d.file!.getLineAndCharacterOfPosition(d.start ?? 0);
+      return `${block?.where ?? '?'} (+${line + 1}): ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
+    });
+  return { files, problems };
 }

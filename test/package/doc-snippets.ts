@@ -6,10 +6,11 @@
  * `npx isocode`. The blocks that import a framework are checked where the frameworks are installed
  * (adapters.pack.ts), the others in install.pack.ts.
  */
-import { mkdirSync, symlinkSync, existsSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import ts from 'typescript';
 import { docBlocks, isocodeCommands, type Block } from '../docs/blocks.js';
+
+export { typecheckBlocks } from '../docs/blocks.js';
 import { ROOT } from './helpers.js';
 
 /** Packages a block may import that only adapters.pack.ts installs. */
@@ -41,40 +42,4 @@ export function linkFromRepo(appDir: string, deps: readonly string[]): void {
     mkdirSync(join(target, '..'), { recursive: true });
     if (!existsSync(target)) symlinkSync(join(ROOT, 'node_modules', dep), target, 'dir');
   }
-}
-
-/**
- * Writes each block as a module in `dir` (a `"type": "module"` folder of the app) and type-checks
- * them all, strict, against what the app resolves; the problems, each with its block's `file:line`.
- */
-export function typecheckBlocks(
-  dir: string,
-  blocks: readonly Block[],
-): { files: string[]; problems: string[] } {
-  const files = blocks.map((b, i) => {
-    const file = join(dir, `doc-block-${i}.ts`);
-    writeFileSync(file, `${b.code}\nexport {};\n`);
-    return file;
-  });
-  const program = ts.createProgram(files, {
-    target: ts.ScriptTarget.ES2022,
-    lib: ['lib.es2022.d.ts'],
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    types: ['node'],
-    strict: true,
-    exactOptionalPropertyTypes: true,
-    noUncheckedIndexedAccess: true,
-    skipLibCheck: true,
-    noEmit: true,
-  });
-  const problems = ts
-    .getPreEmitDiagnostics(program)
-    .filter((d) => d.file !== undefined && files.includes(d.file.fileName))
-    .map((d) => {
-      const block = blocks[files.indexOf(d.file?.fileName ?? '')];
-      const { line } = d.file!.getLineAndCharacterOfPosition(d.start ?? 0);
-      return `${block?.where ?? '?'} (+${line + 1}): ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
-    });
-  return { files, problems };
 }
