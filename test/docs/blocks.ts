@@ -25,19 +25,12 @@ export interface Block {
 
 const FENCE = /^(`{3,})([\w-]*)([^\n`]*)\n([\s\S]*?)^\1[ \t]*$/gm;
 
-/**
- * Docs whose blocks are not checked yet: their owner marks the blocks that cannot run on their own
- * (a run_code program, a snippet using names from the text, a server that runs until stopped) as
- * fragments, then removes the file from this list.
- */
-const PENDING = new Set(['http.md', 'mcp.md']);
-
 /** The blocks of README.md and docs/*.md (decision records are history, not instructions). */
 export function docBlocks(root: string): Block[] {
   const files = [
     join(root, 'README.md'),
     ...readdirSync(join(root, 'docs'))
-      .filter((f) => f.endsWith('.md') && !PENDING.has(f))
+      .filter((f) => f.endsWith('.md'))
       .map((f) => join(root, 'docs', f)),
   ];
   return files.flatMap((file) => {
