@@ -22,6 +22,16 @@ export type AddonLookup =
  * `node-gyp-build` probes `/etc/alpine-release` to choose a libc's prebuild: {@link ADDON_PROBES}.
  */
 export function findIsolatedVmAddon(from: string): AddonLookup {
+  // Asked at every walled worker's start: the answer for a file does not change while the process
+  // runs (a rebuild needs a restart anyway), so the resolve and the reads happen once.
+  let found = lookups.get(from);
+  if (found === undefined) lookups.set(from, (found = lookup(from)));
+  return found;
+}
+
+const lookups = new Map<string, AddonLookup>();
+
+function lookup(from: string): AddonLookup {
   let main: string;
   try {
     main = createRequire(from).resolve('isolated-vm');
