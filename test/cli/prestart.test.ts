@@ -33,14 +33,26 @@ function processesWith(marker: string): number[] {
   return found;
 }
 
+/** The parent process id of `pid` (field 4 of /proc/<pid>/stat, after the command name's parentheses). */
+function parentOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * The sandbox worker processes among {@link processesWith}`(marker)` (by their entry's name). Behind
- * the second wall (decision 032) a worker is started as `prlimit … bwrap … node …`: prlimit execs
- * bubblewrap, which starts the Node process, and only that one is the worker (counting by entry name
- * alone would count the prlimit process for the moment before its exec).
+ * The sandbox worker processes among {@link processesWith}`(marker)`: Node processes running the
+ * worker's entry whose parent is not one of them. Behind the second wall (decision 032) a worker is
+ * started as `prlimit … bwrap … node …`: prlimit execs bubblewrap, which starts the Node process,
+ * and only that one is the worker (counting by entry name alone would count the prlimit process for
+ * the moment before its exec). A process a worker forks has the worker's command line until it execs
+ * (from sources, tsx's transformer starts esbuild's service on a cache miss), and is not a worker.
  */
 function workersWith(marker: string): number[] {
-  return processesWith(marker).filter((pid) => {
+  const candidates = processesWith(marker).filter((pid) => {
     try {
       const argv = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0');
       if (argv[0] !== process.execPath && !/(^|\/)node$/.test(argv[0] ?? '')) return false;
@@ -48,6 +60,10 @@ function workersWith(marker: string): number[] {
     } catch {
       return false;
     }
+  });
+  return candidates.filter((pid) => {
+    const parent = parentOf(pid);
+    return parent !== undefined && !candidates.includes(parent);
   });
 }
 
