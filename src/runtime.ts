@@ -131,7 +131,14 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       // reports (its first count loads the tokenizer, ~0.15 s of CPU), which the first run would pay;
       // once per distinct SDK (the other scopes' figures are counted at their first run).
       if (codeMode.savings ?? true) for (const id of distinct.values()) discovery.catalogTokens(id);
-      await started;
+      try {
+        await started;
+      } catch (error) {
+        // A runtime that cannot start leaves nothing running: its sandbox workers, checker and audit
+        // file would otherwise keep the process alive with no handle to close them.
+        await Promise.allSettled([inference?.close(), runner.close?.(), audit?.close()]);
+        throw error;
+      }
     }
   }
   const discoveryStatus = (
