@@ -1,4 +1,5 @@
 import { defineConfig } from 'tsup';
+import { writeThirdPartyNotices } from './scripts/third-party-notices.js';
 
 // Every public entry is built twice: ESM (`.js`, the package is "type": "module") and CommonJS
 // (`.cjs`) for `require('isocode')`. `shims` gives the CJS build its `import.meta.url`; p-queue is
@@ -42,7 +43,6 @@ export default defineConfig([
     // named as well, so that a move between dependency kinds can never bundle one into a chunk.
     external: [
       'isolated-vm',
-      'typescript-native',
       'oxc-transform',
       'tsx',
       '@modelcontextprotocol/sdk',
@@ -50,7 +50,40 @@ export default defineConfig([
       '@hono/node-server',
       'better-sqlite3',
     ],
-    noExternal: ['p-queue'],
+    // TypeScript 7's API client is bundled, its compiler binary is not (decision 038): the client's
+    // package is `typescript@7`, whose `tsc` bin npm would link into the app's node_modules/.bin over
+    // the app's own TypeScript; the platform packages (`@typescript/typescript-<os>-<arch>`, the
+    // binary and its lib files) are this package's optional dependencies.
+    noExternal: ['p-queue', 'typescript-native'],
+    // The client's own binary lookup (`#getExePath`) reads the manifest of the package it is in and
+    // uses `import.meta.resolve`, a syntax error in the CommonJS build; isocode always passes the
+    // command (compilerCommand), so the lookup is replaced by one that says so.
+    esbuildPlugins: [
+      {
+        name: 'isocode-no-compiler-lookup',
+        setup(build) {
+          build.onResolve({ filter: /^#getExePath$/ }, () => ({
+            path: 'getExePath',
+            namespace: 'isocode-stub',
+          }));
+          build.onLoad({ filter: /.*/, namespace: 'isocode-stub' }, () => ({
+            contents:
+              "export default function getExePath() { throw new Error('isocode passes the compiler command to the TypeScript API client (compilerCommand)'); }",
+            loader: 'js',
+          }));
+        },
+      },
+    ],
+    // The licenses of what was bundled, shipped beside it.
+    onSuccess: async () => writeThirdPartyNotices(process.cwd()),
+    // The client's vendored JSON-RPC library is CommonJS and requires Node's modules: in the ESM
+    // build those calls need a `require`.
+    banner: ({ format }) =>
+      format === 'esm'
+        ? {
+            js: "import { createRequire as __isocodeRequire } from 'node:module'; const require = __isocodeRequire(import.meta.url);",
+          }
+        : {},
     // Which build a module is in: src/sources/module.ts keeps a native import() in the CJS one.
     esbuildOptions(options, { format }) {
       options.define = { ...options.define, __ISOCODE_CJS__: String(format === 'cjs') };

@@ -51,6 +51,23 @@ export function dependencyMissing(pkg: OptionalPackage, cause?: unknown): Isocod
 }
 
 /**
+ * The error of a missing platform package: a native binary isocode depends on through one optional
+ * dependency per platform (TypeScript 7's compiler), absent when the platform is not one of them or
+ * the install left optional dependencies out (`--omit=optional`, `--no-optional`).
+ */
+export function platformPackageMissing(
+  pkg: string,
+  version: string,
+  feature: string,
+): IsocodeError {
+  return new IsocodeError(
+    'DEPENDENCY_MISSING',
+    `${feature} needs ${pkg}@${version} (for ${process.platform}-${process.arch}), which is not installed: npm install ${pkg}@${version}`,
+    { details: { package: pkg, install: [`${pkg}@${version}`] } },
+  );
+}
+
+/**
  * Whether `error` (of an `import()` or a `require`) says that `pkg` itself was not found — not a
  * file inside it, not another package it imports.
  */

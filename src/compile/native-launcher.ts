@@ -1,5 +1,5 @@
 /**
- * How the native compiler process starts. The pinned `typescript-native` client spawns its binary
+ * How the native compiler process starts. The pinned TypeScript 7 API client spawns its binary
  * with the host's whole environment and no say over the command: its one hook is `tsserverPath`,
  * the file it executes. isocode points it at a small generated launcher script (mode 0700 in a
  * private temporary folder, removed at exit) that `exec`s the compiler with the environment of
@@ -14,16 +14,28 @@ import { findExecutable, SECCOMP_FD, sharedLibraryDirs, walledArgv } from '../wa
 import { seccompFile } from '../wall/seccomp.js';
 import { childEnvironment } from '../wall/env.js';
 import type { Wall } from '../wall/wall.js';
+import { platformPackageMissing } from '../optional.js';
 
 /**
- * The compiler binary of the installed `typescript-native`: `lib/tsc` of its platform package, as
- * the package's own `getExePath` finds it. Undefined when it is not there.
+ * The TypeScript 7 release isocode checks with: the bundled API client's and the compiler binary's
+ * (package.json pins both, `typescript-native` and `@typescript/typescript-*`; a test holds them to
+ * this), since the client speaks the binary's own protocol.
+ */
+export const COMPILER_VERSION = '7.0.2';
+
+/** The platform package that holds this machine's compiler binary. */
+export const compilerPackage = (): string =>
+  `@typescript/typescript-${process.platform}-${process.arch}`;
+
+/**
+ * The compiler binary: `lib/tsc` of TypeScript 7's platform package for this machine
+ * (`@typescript/typescript-<platform>-<arch>`, one of this package's optional dependencies; the API
+ * client is bundled, decision 038). Undefined when it is not installed (an unsupported platform, or
+ * an install that left optional dependencies out).
  */
 export function compilerBinary(): string | undefined {
   try {
-    const own = createRequire(import.meta.url).resolve('typescript-native/package.json');
-    const platform = `@typescript/typescript-${process.platform}-${process.arch}/package.json`;
-    const manifest = createRequire(own).resolve(platform);
+    const manifest = createRequire(import.meta.url).resolve(`${compilerPackage()}/package.json`);
     const exe = join(dirname(manifest), 'lib', process.platform === 'win32' ? 'tsc.exe' : 'tsc');
     return existsSync(exe) ? exe : undefined;
   } catch {
@@ -75,15 +87,19 @@ export function writeLauncher(file: string, wall: Wall, exe: string): void {
 }
 
 /**
- * The launcher script for `wall` (created once per process and wall state), or undefined where
- * there is no POSIX shell (Windows) or no compiler binary: the client then spawns its binary itself.
+ * What the API client starts as its compiler (`tsserverPath`): the launcher script for `wall`
+ * (created once per process and wall state), or where there is no POSIX shell (Windows) the binary
+ * itself. The bundled client never looks for a binary of its own (its lookup reads the manifest of
+ * the package it is installed in, which is isocode's).
+ * @throws IsocodeError `DEPENDENCY_MISSING` when this platform's compiler package is not installed.
  */
-export function compilerLauncher(wall: Wall): string | undefined {
-  if (process.platform === 'win32') return undefined;
+export function compilerCommand(wall: Wall): string {
   const known = launchers.get(wall.status.active);
   if (known !== undefined && existsSync(known)) return known;
   const exe = compilerBinary();
-  if (exe === undefined) return undefined;
+  if (exe === undefined)
+    throw platformPackageMissing(compilerPackage(), COMPILER_VERSION, 'type-checking programs');
+  if (process.platform === 'win32') return exe;
   if (dir === undefined) {
     const created = mkdtempSync(join(tmpdir(), 'isocode-checker-'));
     dir = created;

@@ -17,7 +17,7 @@ import {
   withTimeout,
 } from './native-process.js';
 import { MemoryWatch } from './native-memory.js';
-import { compilerLauncher } from './native-launcher.js';
+import { compilerCommand } from './native-launcher.js';
 import { killWalled, walledPid } from '../wall/tree.js';
 import type { Wall } from '../wall/wall.js';
 import type { Ticket } from './native-memory.js';
@@ -73,11 +73,10 @@ export class NativeSession {
     private readonly settings: SessionSettings,
     private readonly onExit: () => void,
   ) {
-    const launcher = compilerLauncher(settings.wall);
     this.api = new API({
       fs: this.vfs.toFileSystem(),
       cwd: VFS_ROOT,
-      ...(launcher === undefined ? {} : { tsserverPath: launcher }),
+      tsserverPath: compilerCommand(settings.wall),
     });
     this.memory = new MemoryWatch(
       settings.maxRssBytes,

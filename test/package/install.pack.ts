@@ -7,6 +7,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -70,6 +71,24 @@ describe('the tarball', () => {
     ])
       expect(listing).toContain(`package/${file}`);
     expect(listing.filter((f) => /^package\/(src|test|benchmarks)\//.test(f))).toEqual([]);
+  });
+
+  it("ships the license of every package bundled into dist/ (TypeScript 7's client among them)", () => {
+    expect(listing).toContain('package/dist/THIRD_PARTY_NOTICES.md');
+    const notices = readFileSync(join(ROOT, 'dist', 'THIRD_PARTY_NOTICES.md'), 'utf8');
+    const bundled = new Set<string>();
+    for (const file of readdirSync(join(ROOT, 'dist')).filter((f) => /\.c?js$/.test(f)))
+      for (const m of readFileSync(join(ROOT, 'dist', file), 'utf8').matchAll(
+        /^\/\/ node_modules\/((?:@[^/]+\/)?[^/]+)\//gm,
+      ))
+        bundled.add(m[1] ?? '');
+    expect([...bundled].sort()).toEqual(expect.arrayContaining(['p-queue', 'typescript-native']));
+    // typescript-native is the alias of typescript@7; its vendored JSON-RPC library has its own.
+    const names = [...bundled].map((b) => (b === 'typescript-native' ? 'typescript' : b));
+    for (const name of [...names, 'vscode-jsonrpc'])
+      expect(notices, name).toMatch(new RegExp(`^## ${name.replace('/', '\\/')} \\d`, 'm'));
+    expect(notices).toMatch(/^## typescript 7\.0\.2 \(Apache-2\.0\)$/m);
+    expect(notices).toContain('### NOTICE.txt');
   });
 });
 
@@ -169,6 +188,43 @@ const wrong: Parameters<typeof mcpTools>[0]['name'] = 1;
       ]);
     },
   );
+
+  // TypeScript 7's API client is bundled and its binary comes from the platform package (decision
+  // 038): the app gets no `typescript` package and no `tsc` link that would shadow its own.
+  it("links no tsc into the app's node_modules/.bin and installs no typescript package", () => {
+    expect(existsSync(join(app, 'node_modules/.bin/tsc'))).toBe(false);
+    expect(existsSync(join(app, 'node_modules/typescript'))).toBe(false);
+    const platform = `@typescript/typescript-${process.platform}-${process.arch}`;
+    expect(existsSync(join(app, 'node_modules', platform, 'package.json'))).toBe(true);
+  });
+
+  it("without the compiler's platform package, checking names it in one line and --no-typecheck runs", () => {
+    const platform = join(
+      app,
+      'node_modules',
+      `@typescript/typescript-${process.platform}-${process.arch}`,
+    );
+    renameSync(platform, `${platform}.aside`);
+    try {
+      for (const command of [
+        ['run', 'examples/hello.ts'],
+        ['check', 'examples/hello.ts'],
+      ]) {
+        // A start that fails exits: the runtime closes its sandbox worker (seen hanging before).
+        const r = run('npx', ['isocode', ...command], app, 60_000);
+        expect(r.status, command[0]).toBe(2);
+        expect(r.stderr, command[0]).toContain('DEPENDENCY_MISSING');
+        expect(r.stderr, command[0]).toContain(
+          `npm install @typescript/typescript-${process.platform}-${process.arch}@7.0.2`,
+        );
+      }
+      expect(
+        must('npx', ['isocode', 'run', '--no-typecheck', 'examples/hello.ts'], app).stdout,
+      ).toContain('Hello From Isocode');
+    } finally {
+      renameSync(`${platform}.aside`, platform);
+    }
+  });
 
   it('isocode bench says it is a development command', () => {
     const bench = run('npx', ['isocode', 'bench', '--quick'], app);
