@@ -16,47 +16,45 @@ const echo = defineTool({
   execute: ({ text }) => text,
 });
 
+/** A scripted runner whose warm-up is `warmup`, counting its closes; and a code-mode runtime on it. */
+function startWith(warmup: () => Promise<void>): {
+  closes: () => number;
+  start: () => ReturnType<typeof createRuntime>;
+} {
+  let closes = 0;
+  const runner = {
+    ...scriptedRunner(() => 1),
+    warmup,
+    close: () => {
+      closes++;
+      return Promise.resolve();
+    },
+  };
+  return {
+    closes: () => closes,
+    start: () =>
+      createRuntime({ tools: [echo], scopes: { default: { mode: 'code' } }, codeMode: { runner } }),
+  };
+}
+
 describe('createRuntime when the code runner cannot start', () => {
   it('rejects with the start error and closes the runner first', async () => {
-    const closed: string[] = [];
-    const runner = {
-      ...scriptedRunner(() => 1),
-      warmup: () =>
-        Promise.reject(new IsocodeError('DEPENDENCY_MISSING', 'the checker is not installed')),
-      close: () => {
-        closed.push('runner');
-        return Promise.resolve();
-      },
-    };
-    const error = await createRuntime({
-      tools: [echo],
-      scopes: { default: { mode: 'code' } },
-      codeMode: { runner },
-    }).then(
+    const failing = startWith(() =>
+      Promise.reject(new IsocodeError('DEPENDENCY_MISSING', 'the checker is not installed')),
+    );
+    const error = await failing.start().then(
       () => undefined,
       (e: unknown) => e,
     );
     expect(isIsocodeError(error) && error.code).toBe('DEPENDENCY_MISSING');
-    expect(closed).toEqual(['runner']);
+    expect(failing.closes()).toBe(1);
   });
 
   it('a runner that starts is not closed by createRuntime', async () => {
-    const closed: string[] = [];
-    const runner = {
-      ...scriptedRunner(() => 1),
-      warmup: () => Promise.resolve(),
-      close: () => {
-        closed.push('runner');
-        return Promise.resolve();
-      },
-    };
-    const rt = await createRuntime({
-      tools: [echo],
-      scopes: { default: { mode: 'code' } },
-      codeMode: { runner },
-    });
-    expect(closed).toEqual([]);
+    const starting = startWith(() => Promise.resolve());
+    const rt = await starting.start();
+    expect(starting.closes()).toBe(0);
     await rt.close();
-    expect(closed).toEqual(['runner']);
+    expect(starting.closes()).toBe(1);
   });
 });
