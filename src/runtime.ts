@@ -73,6 +73,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const sdks = new ScopeSdkCache(registry, inference);
   const runner = codeMode ? (codeMode.runner ?? createIsolateRunner(codeMode)) : undefined;
   const ledgers = new LedgerBook();
+  /** Closes what this runtime opened, in order (the audit sink last: it records to the end). */
+  const closeOwned = async (): Promise<void> => {
+    await inference?.close();
+    await runner?.close?.();
+    await audit?.close();
+  };
   if (runner && codeMode) {
     registry.setTransport(
       createRunCodeTool({
@@ -136,7 +142,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       } catch (error) {
         // A runtime that cannot start leaves nothing running: its sandbox workers, checker and audit
         // file would otherwise keep the process alive with no handle to close them.
-        await Promise.allSettled([inference?.close(), runner.close?.(), audit?.close()]);
+        await closeOwned().catch(() => undefined);
         throw error;
       }
     }
@@ -292,12 +298,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     use: (hooks) => executor.use(hooks),
     on: (listener) => events.on(listener),
     onProgress: (listener) => progress.on(listener),
-    close: () =>
-      (closed ??= (async () => {
-        await inference?.close();
-        await runner?.close?.();
-        await audit?.close();
-      })()),
+    close: () => (closed ??= closeOwned()),
   };
   return runtime;
 }

@@ -89,8 +89,8 @@ export function writeLauncher(file: string, wall: Wall, exe: string): void {
 /**
  * What the API client starts as its compiler (`tsserverPath`): the launcher script for `wall`
  * (created once per process and wall state), or where there is no POSIX shell (Windows) the binary
- * itself. The bundled client never looks for a binary of its own (its lookup reads the manifest of
- * the package it is installed in, which is isocode's).
+ * itself. The bundled client's own lookup is replaced at build by one that throws (tsup.config.ts):
+ * it would read the manifest of the package it is in, which is isocode's.
  * @throws IsocodeError `DEPENDENCY_MISSING` when this platform's compiler package is not installed.
  */
 export function compilerCommand(wall: Wall): string {
