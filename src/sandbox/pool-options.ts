@@ -60,6 +60,12 @@ export interface SandboxPoolStats {
   alive: number;
   /** Isolates kept for the next runs: idle with a prepared context, or preparing one. */
   warm: number;
+  /**
+   * Isolates being created or preparing their next context after a run. A renewal can still end in
+   * a disposal (guest code left running) or a recycle (heap over the fraction), so the counters
+   * below are final only while this is 0.
+   */
+  preparing: number;
   /** Programs running. */
   running: number;
   /** Isolates created since the pool started. */

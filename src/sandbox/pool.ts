@@ -175,6 +175,7 @@ export class SandboxPool {
     return {
       alive: this.alive.size,
       warm: this.warm.length + this.renewing,
+      preparing: this.preparing.size,
       running: this.running.size,
       created: this.created,
       disposed: this.disposed,

@@ -15,7 +15,7 @@ async function withPool<T>(
   }
 }
 
-const EMPTY = { alive: 0, warm: 0, running: 0, created: 0, disposed: 0, runs: 0, recycled: 0 };
+const EMPTY = { alive: 0, warm: 0, preparing: 0, running: 0, created: 0, disposed: 0, runs: 0, recycled: 0 };
 
 describe('SandboxPool', () => {
   it('warms up to its size', async () => {
@@ -37,7 +37,7 @@ describe('SandboxPool', () => {
       expect(expectOk(await runBody(pool, `return typeof globalThis.marker;`))).toBe('undefined');
       // As soon as a run has settled, its isolate counts as warm (it is preparing its next context).
       expect(pool.stats()).toMatchObject({ alive: 1, warm: 1, running: 0 });
-      await vi.waitFor(() => expect(pool.stats().warm).toBe(1));
+      await vi.waitFor(() => expect(pool.stats()).toMatchObject({ warm: 1, preparing: 0 }));
       expect(pool.stats()).toEqual({ ...EMPTY, alive: 1, warm: 1, created: 1, runs: 4 });
     });
   });
@@ -99,7 +99,7 @@ describe('SandboxPool', () => {
     // No pre-warming: each isolate is made by the run that finds none, then reused.
     await withPool({ size: 0, maxIdle: 1, maxRunsPerIsolate: 3 }, async (pool) => {
       for (let i = 0; i < 7; i++) expectOk(await runBody(pool, `return ${i};`));
-      await vi.waitFor(() => expect(pool.stats().warm).toBe(1));
+      await vi.waitFor(() => expect(pool.stats()).toMatchObject({ warm: 1, preparing: 0 }));
       expect(pool.stats()).toEqual({
         ...EMPTY,
         alive: 1,

@@ -4,7 +4,7 @@
  * guest code left running after a run's outcome gets the isolate disposed, not reused.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { SandboxPool } from '../../src/sandbox/index.js';
+import { SandboxPool, type SandboxPoolStats } from '../../src/sandbox/index.js';
 import {
   bindingsFor,
   expectFailure,
@@ -23,13 +23,30 @@ const pool = new SandboxPool({
 beforeAll(() => pool.warmup());
 afterAll(() => pool.close());
 
+/**
+ * The pool at rest: nothing running, no creation or renewal under way, every live isolate idle. A
+ * renewal of the previous run's isolate can still end in a disposal or a recycle, so counters read
+ * before it ends are not final.
+ */
+async function atRest(): Promise<SandboxPoolStats> {
+  await vi.waitFor(
+    () => {
+      const stats = pool.stats();
+      expect(stats).toMatchObject({ preparing: 0, running: 0 });
+      expect(stats.warm).toBe(stats.alive);
+    },
+    { timeout: 10_000 },
+  );
+  return pool.stats();
+}
+
 /** Runs `bodies` one after the other and checks they all ran on one isolate. */
 async function onOneIsolate<T>(run: () => Promise<T>): Promise<T> {
-  await vi.waitFor(() => expect(pool.stats().warm).toBe(1));
-  const before = pool.stats();
+  const before = await atRest();
+  expect(before.warm, 'the previous test left one warm isolate').toBe(1);
   const result = await run();
-  await vi.waitFor(() => expect(pool.stats().warm).toBe(1));
-  const after = pool.stats();
+  const after = await atRest();
+  expect(after.warm).toBe(1);
   expect(after.created, 'no isolate was created: the runs shared one').toBe(before.created);
   expect(after.disposed).toBe(before.disposed);
   return result;
@@ -168,16 +185,15 @@ describe('isolate reuse', () => {
   });
 
   it('disposes the isolate when guest code keeps running after the outcome, and keeps the outcome', async () => {
-    const before = pool.stats();
+    const before = await atRest();
     const outcome = await runBody(
       pool,
       `(async () => { for (let i = 0; i < 3; i++) await null; for (;;) {} })(); return 'returned';`,
     );
     expect(expectOk(outcome)).toBe('returned');
-    await vi.waitFor(() => expect(pool.stats().disposed).toBe(before.disposed + 1), {
-      timeout: 5_000,
-    });
-    expect(pool.stats().recycled).toBe(before.recycled);
+    const after = await atRest();
+    expect(after.disposed).toBe(before.disposed + 1);
+    expect(after.recycled).toBe(before.recycled);
     expect(expectOk(await runBody(pool, `return 'next';`))).toBe('next');
   });
 
