@@ -192,6 +192,8 @@ export function buildHttpApp(options: HttpAppOptions): HttpAppParts {
               mode: status.mode,
               active: status.active,
               ...(status.reason === undefined ? {} : { reason: status.reason }),
+              noExec: status.noExec,
+              ...(status.noExecReason === undefined ? {} : { noExecReason: status.noExecReason }),
             },
           };
     if (store === undefined || store.status !== 'unreachable')

@@ -176,6 +176,13 @@ export function createServiceMetrics(
   );
   registry.add(
     new Gauge(
+      'isocode_sandbox_wall_no_exec',
+      'Whether a built sandbox worker behind the second wall also refuses execve once started (firejail post-exec filter; decision record 032): 1 on, 0 off.',
+      () => (runner()?.wall.noExec === true ? 1 : 0),
+    ),
+  );
+  registry.add(
+    new Gauge(
       'isocode_sandbox_workers',
       'Sandbox worker processes alive (idle, starting or serving a run).',
       () => workers()?.workers ?? 0,

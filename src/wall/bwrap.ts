@@ -11,7 +11,8 @@
 import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, openSync, realpathSync } from 'node:fs';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
-import { seccompFile } from './seccomp.js';
+import { findPostexecLibrary, POSTEXEC_FILTER_PATH, POSTEXEC_INSTALL_HINT } from './postexec.js';
+import { noExecFile, seccompFile } from './seccomp.js';
 
 /**
  * The descriptor a walled process is started with that holds its system-call filter, when there is
@@ -45,6 +46,17 @@ const DEVICES = ['/dev/null', '/dev/zero', '/dev/random', '/dev/urandom'];
 export interface WallTools {
   bwrap: string;
   prlimit: string;
+  /**
+   * What makes a walled Node refuse `execve` once started (postexec.ts), when this host has it and
+   * the probe saw it work; undefined otherwise.
+   */
+  noExec?: NoExec | undefined;
+}
+
+/** The preloaded library and the filter file it installs (postexec.ts). */
+export interface NoExec {
+  library: string;
+  filter: string;
 }
 
 /** What a walled process may see and how it starts. */
@@ -63,6 +75,11 @@ export interface WallSpec {
    * undefined for none (no table for this machine).
    */
   seccompFd?: number | undefined;
+  /**
+   * Refuse `execve` and `execveat` once the command has started (a dynamically linked command
+   * only: the library is preloaded by its loader; postexec.ts).
+   */
+  noExec?: NoExec | undefined;
 }
 
 /** `name` on PATH (or `name` itself when absolute and present). */
@@ -164,6 +181,11 @@ export function walledArgv(
     }
   for (const [host, inside] of spec.readOnlyAt ?? [])
     if (existsSync(host)) out.push('--ro-bind', host, inside);
+  if (spec.noExec !== undefined) {
+    const { library, filter } = spec.noExec;
+    out.push('--ro-bind', filter, POSTEXEC_FILTER_PATH, '--ro-bind', library, library);
+    out.push('--setenv', 'LD_PRELOAD', library);
+  }
   // bubblewrap's root is a tmpfs of its own: read-only, so that the size-limited /tmp is the only
   // place the process can write (an unbounded root or /dev/shm would be memory outside its RSS
   // budget).
@@ -174,21 +196,25 @@ export function walledArgv(
   return out;
 }
 
-/** Why the wall cannot be built here, or undefined when a walled `binary --version` ran. */
-export function probeWall(tools: WallTools | undefined, binary: string): string | undefined {
-  if (process.platform !== 'linux') return `no bubblewrap on ${process.platform}`;
-  if (tools === undefined) return 'bubblewrap (bwrap) or prlimit is not installed';
+/** Runs `node args` behind the wall (with `noExec` when given) and returns what it printed. */
+function runWalledNode(
+  tools: WallTools,
+  node: string,
+  args: readonly string[],
+  noExec?: NoExec,
+): { ok: boolean; stdout: string; why: string } {
   const filter = seccompFile();
   const argv = walledArgv(
     tools,
     {
-      readOnly: [binary, ...sharedLibraryDirs(binary)],
+      readOnly: [node, ...sharedLibraryDirs(node)],
       cwd: '/',
       env: {},
       seccompFd: filter === undefined ? undefined : SECCOMP_FD,
+      noExec,
     },
-    binary,
-    ['--version'],
+    node,
+    args,
   );
   const [file = '', ...rest] = argv;
   const fd = filter === undefined ? undefined : openSync(filter, 'r');
@@ -204,9 +230,40 @@ export function probeWall(tools: WallTools | undefined, binary: string): string 
       if (fd !== undefined) closeSync(fd);
     }
   })();
-  if (result.status === 0) return undefined;
   const why = (result.stderr || result.error?.message || `exit ${String(result.status)}`)
     .trim()
     .split('\n')[0];
-  return `bubblewrap cannot start a sandbox here: ${why ?? 'unknown error'}`;
+  return { ok: result.status === 0, stdout: result.stdout ?? '', why: why ?? 'unknown error' };
+}
+
+/** Why the wall cannot be built here, or undefined when a walled `node --version` ran. */
+export function probeWall(tools: WallTools | undefined, node: string): string | undefined {
+  if (process.platform !== 'linux') return `no bubblewrap on ${process.platform}`;
+  if (tools === undefined) return 'bubblewrap (bwrap) or prlimit is not installed';
+  const { ok, why } = runWalledNode(tools, node, ['--version']);
+  return ok ? undefined : `bubblewrap cannot start a sandbox here: ${why}`;
+}
+
+/**
+ * What makes a walled Node refuse `execve` once started, checked by its effect (a walled Node that
+ * tries to start another gets `EPERM`), or why there is none here. Where it works, it also shows
+ * that the wall itself works, so {@link probeWall} is needed only when this fails (one walled start
+ * on a host that has both: the probe is on the one-shot CLI's start path).
+ */
+export function probeNoExec(
+  tools: WallTools,
+  node: string,
+): { noExec: NoExec; why?: undefined } | { noExec?: undefined; why: string } {
+  const filter = noExecFile();
+  if (filter === undefined) return { why: `no system-call table for ${process.arch}` };
+  const library = findPostexecLibrary();
+  if (library === undefined)
+    return { why: `no post-exec filter library: ${POSTEXEC_INSTALL_HINT}` };
+  const noExec = { library, filter };
+  const script = `const r = require('child_process').spawnSync(process.execPath, ['-e', '0']); process.stdout.write(String(r.error ? r.error.code : 'started'))`;
+  const { ok, stdout, why } = runWalledNode(tools, node, ['-e', script], noExec);
+  if (ok && stdout === 'EPERM') return { noExec };
+  return {
+    why: `${library} did not refuse execve behind the wall (${ok ? `the probe got ${JSON.stringify(stdout.slice(0, 40))}` : why})`,
+  };
 }

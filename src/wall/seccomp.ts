@@ -18,8 +18,11 @@
  * Each is refused with `EPERM` (`io_uring_setup` with `ENOSYS`, which libuv takes as "no io_uring"
  * and falls back from). A system call of another ABI (x32, or a 32-bit `int 0x80` entry, whose
  * audit architecture differs) kills the process: the table below is x86-64's. `execve` cannot be
- * refused here — bubblewrap loads the filter before it executes the command — so what a walled
- * process may execute is bounded by its file system instead (its own binary and nothing else).
+ * refused by this filter — bubblewrap loads it before it executes the command — so a second,
+ * smaller filter ({@link noExecFilter}) refuses `execve` and `execveat` and is installed by the
+ * process itself right after its own start (postexec.ts); where that cannot be done (the checker, a
+ * static Go binary; the sources' worker, whose tsx starts esbuild) what a walled process may execute
+ * is bounded by its file system (its own binary and nothing else).
  *
  * Hand-written rather than generated with libseccomp: no npm package builds a filter without a
  * native build, and the program is 56 instructions. Only x86-64 has a table; elsewhere there is no
@@ -75,6 +78,8 @@ export const DENIED_SYSCALLS: Readonly<Record<string, number>> = {
 };
 
 const NR_SOCKET = 41;
+const NR_EXECVE = 59;
+const NR_EXECVEAT = 322;
 const NR_IO_URING_SETUP = 425;
 const AF_UNIX = 1;
 const AF_NETLINK = 16;
@@ -133,13 +138,22 @@ function program(): Instruction[] {
   return out;
 }
 
-/**
- * The filter as bubblewrap reads it (an array of `struct sock_filter`, native byte order), or
- * undefined where there is no table for this machine (`arch`, as `process.arch` names it).
- */
-export function seccompFilter(arch: string = process.arch): Buffer | undefined {
-  if (arch !== 'x64') return undefined;
-  const instructions = program();
+/** The instructions of the filter a process installs on itself after its start: no more `execve`. */
+function noExecProgram(): Instruction[] {
+  return [
+    [LD_W_ABS, 0, 0, OFFSET_ARCH],
+    [JEQ_K, 1, 0, AUDIT_ARCH_X86_64],
+    [RET_K, 0, 0, RET_KILL_PROCESS],
+    [LD_W_ABS, 0, 0, OFFSET_NR],
+    [JEQ_K, 2, 0, NR_EXECVE],
+    [JEQ_K, 1, 0, NR_EXECVEAT],
+    [RET_K, 0, 0, RET_ALLOW],
+    [RET_K, 0, 0, RET_ERRNO | EPERM],
+  ];
+}
+
+/** `instructions` as the kernel reads them: an array of `struct sock_filter`, native byte order. */
+function encode(instructions: readonly Instruction[]): Buffer {
   const out = Buffer.alloc(instructions.length * 8);
   instructions.forEach(([code, jt, jf, k], i) => {
     out.writeUInt16LE(code, i * 8);
@@ -150,23 +164,51 @@ export function seccompFilter(arch: string = process.arch): Buffer | undefined {
   return out;
 }
 
-let written: { file: string | undefined } | undefined;
+/**
+ * The filter as bubblewrap reads it, or undefined where there is no table for this machine
+ * (`arch`, as `process.arch` names it).
+ */
+export function seccompFilter(arch: string = process.arch): Buffer | undefined {
+  return arch === 'x64' ? encode(program()) : undefined;
+}
 
 /**
- * A file holding {@link seccompFilter} (written once per process, removed at its exit), for a
- * launcher to open as bubblewrap's `--seccomp` descriptor; undefined where there is no filter.
+ * The filter that refuses `execve` and `execveat` with `EPERM` (and kills other ABIs), for a process
+ * to install on itself once it has started; undefined where there is no table for this machine.
+ */
+export function noExecFilter(arch: string = process.arch): Buffer | undefined {
+  return arch === 'x64' ? encode(noExecProgram()) : undefined;
+}
+
+const written = new Map<string, string | undefined>();
+let dir: string | undefined;
+
+/** A file holding `filter` under `name` (written once per process, removed at its exit). */
+function filterFile(name: string, filter: Buffer | undefined): string | undefined {
+  if (written.has(name)) return written.get(name);
+  let file: string | undefined;
+  if (filter !== undefined) {
+    if (dir === undefined) {
+      const created = mkdtempSync(join(tmpdir(), 'isocode-seccomp-'));
+      process.once('exit', () => rmSync(created, { recursive: true, force: true }));
+      dir = created;
+    }
+    file = join(dir, name);
+    writeFileSync(file, filter, { mode: 0o444 });
+  }
+  written.set(name, file);
+  return file;
+}
+
+/**
+ * A file holding {@link seccompFilter}, for a launcher to open as bubblewrap's `--seccomp`
+ * descriptor; undefined where there is no filter.
  */
 export function seccompFile(): string | undefined {
-  if (written !== undefined) return written.file;
-  const filter = seccompFilter();
-  if (filter === undefined) {
-    written = { file: undefined };
-    return undefined;
-  }
-  const dir = mkdtempSync(join(tmpdir(), 'isocode-seccomp-'));
-  const file = join(dir, 'filter.bpf');
-  writeFileSync(file, filter, { mode: 0o444 });
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-  written = { file };
-  return file;
+  return filterFile('filter.bpf', seccompFilter());
+}
+
+/** A file holding {@link noExecFilter}, bound into the wall for postexec.ts; undefined where none. */
+export function noExecFile(): string | undefined {
+  return filterFile('no-exec.bpf', noExecFilter());
 }

@@ -5,7 +5,7 @@
  * off. The probe runs once per process and bubblewrap path: a walled `node --version`.
  */
 import { IsocodeError } from '../errors.js';
-import { findExecutable, probeWall, type WallTools } from './bwrap.js';
+import { findExecutable, probeNoExec, probeWall, type WallTools } from './bwrap.js';
 
 /** How the processes that touch program text are walled. */
 export type WallMode = 'auto' | 'bwrap' | 'none';
@@ -20,6 +20,13 @@ export interface WallStatus {
   active: boolean;
   /** Why it is off, when it is. */
   reason?: string | undefined;
+  /**
+   * True when a built sandbox worker also refuses `execve` and `execveat` once started (firejail's
+   * post-exec filter library; src/wall/postexec.ts). Always false while the wall is off.
+   */
+  noExec: boolean;
+  /** Why `execve` after start is not refused, when the wall is on but `noExec` is false. */
+  noExecReason?: string | undefined;
 }
 
 /** A resolved wall: its status and, when active, the tools to build it with. */
@@ -31,12 +38,19 @@ export interface Wall {
 
 /** The wall's off state, for processes started without one. */
 export const NO_WALL: Wall = {
-  status: { mode: 'none', active: false, reason: 'turned off (wall: "none")' },
+  status: { mode: 'none', active: false, reason: 'turned off (wall: "none")', noExec: false },
   tools: undefined,
 };
 
-const probes = new Map<string, { tools: WallTools | undefined; failure: string | undefined }>();
+interface Probe {
+  tools: WallTools | undefined;
+  failure: string | undefined;
+  noExecReason: string | undefined;
+}
+
+const probes = new Map<string, Probe>();
 let warned = false;
+let warnedNoExec = false;
 
 /**
  * The bubblewrap binary: `ISOCODE_BWRAP` (an absolute path, for a non-standard install; a missing
@@ -47,15 +61,23 @@ function bwrapPath(): string {
   return process.env.ISOCODE_BWRAP ?? 'bwrap';
 }
 
-function probe(): { tools: WallTools | undefined; failure: string | undefined } {
-  const key = bwrapPath();
+function probe(): Probe {
+  const key = `${bwrapPath()}\0${process.env.ISOCODE_POSTEXEC_SECCOMP ?? ''}`;
   let known = probes.get(key);
   if (known === undefined) {
-    const bwrap = findExecutable(key);
+    const bwrap = findExecutable(bwrapPath());
     const prlimit = findExecutable('prlimit');
     const tools = bwrap !== undefined && prlimit !== undefined ? { bwrap, prlimit } : undefined;
-    const failure = probeWall(tools, process.execPath);
-    known = { tools: failure === undefined ? tools : undefined, failure };
+    // Where the post-exec filter works, so does the wall (one walled start); else ask the wall alone.
+    const full =
+      process.platform === 'linux' && tools !== undefined
+        ? probeNoExec(tools, process.execPath)
+        : undefined;
+    const failure = full?.noExec !== undefined ? undefined : probeWall(tools, process.execPath);
+    known =
+      tools === undefined || failure !== undefined
+        ? { tools: undefined, failure, noExecReason: undefined }
+        : { tools: { ...tools, noExec: full?.noExec }, failure, noExecReason: full?.why };
     probes.set(key, known);
   }
   return known;
@@ -73,8 +95,25 @@ export function resolveWall(mode: WallMode = 'auto', options: { quiet?: boolean 
       `wall must be one of ${WALL_MODES.join(', ')}, got ${JSON.stringify(mode)}`,
     );
   if (mode === 'none') return NO_WALL;
-  const { tools, failure } = probe();
-  if (tools !== undefined) return { status: { mode, active: true }, tools };
+  const { tools, failure, noExecReason } = probe();
+  if (tools !== undefined) {
+    if (noExecReason !== undefined && !warnedNoExec && options.quiet !== true) {
+      warnedNoExec = true;
+      process.emitWarning(
+        `the second wall is on, but a sandbox worker that escaped isolated-vm could still execute the Node binary it was given: ${noExecReason}`,
+        { code: 'ISOCODE_WALL_EXEC_ALLOWED' },
+      );
+    }
+    return {
+      status: {
+        mode,
+        active: true,
+        noExec: tools.noExec !== undefined,
+        ...(noExecReason === undefined ? {} : { noExecReason }),
+      },
+      tools,
+    };
+  }
   const reason = failure ?? 'bubblewrap is not usable';
   if (mode === 'bwrap')
     throw new IsocodeError(
@@ -89,5 +128,5 @@ export function resolveWall(mode: WallMode = 'auto', options: { quiet?: boolean 
       { code: 'ISOCODE_WALL_OFF' },
     );
   }
-  return { status: { mode, active: false, reason }, tools: undefined };
+  return { status: { mode, active: false, reason, noExec: false }, tools: undefined };
 }

@@ -15,7 +15,16 @@ async function withPool<T>(
   }
 }
 
-const EMPTY = { alive: 0, warm: 0, preparing: 0, running: 0, created: 0, disposed: 0, runs: 0, recycled: 0 };
+const EMPTY = {
+  alive: 0,
+  warm: 0,
+  preparing: 0,
+  running: 0,
+  created: 0,
+  disposed: 0,
+  runs: 0,
+  recycled: 0,
+};
 
 describe('SandboxPool', () => {
   it('warms up to its size', async () => {

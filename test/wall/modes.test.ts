@@ -28,11 +28,17 @@ async function runtimeWith(wall: 'auto' | 'bwrap' | 'none'): Promise<Runtime> {
   });
 }
 
-async function health(runtime: Runtime): Promise<{ json: unknown; metric: string | undefined }> {
+async function health(
+  runtime: Runtime,
+): Promise<{ json: unknown; metric: string | undefined; noExecMetric: string | undefined }> {
   const app = createHttpApp({ runtime, defaultScope: 'default', apiKeys: [] });
   const json: unknown = await (await app.request('/healthz')).json();
   const metrics = await (await app.request('/metrics')).text();
-  return { json, metric: /^isocode_sandbox_wall (\d)$/m.exec(metrics)?.[1] };
+  return {
+    json,
+    metric: /^isocode_sandbox_wall (\d)$/m.exec(metrics)?.[1],
+    noExecMetric: /^isocode_sandbox_wall_no_exec (\d)$/m.exec(metrics)?.[1],
+  };
 }
 
 async function runs(runtime: Runtime): Promise<unknown> {
@@ -79,6 +85,7 @@ describe('a host without bubblewrap (capability check forced off)', () => {
       mode: 'auto',
       active: false,
       reason: 'bubblewrap (bwrap) or prlimit is not installed',
+      noExec: false,
     });
     const { json, metric } = await health(runtime);
     expect(json).toMatchObject({
@@ -103,14 +110,18 @@ if (!available)
 
 describe.runIf(available)('a host with bubblewrap', () => {
   it('wall "auto" and "bwrap" run behind it and say so; "none" says it is off', async () => {
+    // CI installs firejail's post-exec library; a host without it reports noExec false (below).
+    const noExec = resolveWall('auto', { quiet: true }).status.noExec;
+    if (process.env.CI) expect(noExec).toBe(true);
     for (const mode of ['auto', 'bwrap'] as const) {
       const runtime = await runtimeWith(mode);
       try {
         expect(await runs(runtime)).toBe('walled');
-        expect(runtime.stats().runner?.wall).toEqual({ mode, active: true });
-        const { json, metric } = await health(runtime);
-        expect(json).toEqual({ status: 'ok', wall: { mode, active: true } });
+        expect(runtime.stats().runner?.wall).toMatchObject({ mode, active: true, noExec });
+        const { json, metric, noExecMetric } = await health(runtime);
+        expect(json).toMatchObject({ status: 'ok', wall: { mode, active: true, noExec } });
         expect(metric).toBe('1');
+        expect(noExecMetric).toBe(noExec ? '1' : '0');
       } finally {
         await runtime.close();
       }
@@ -121,6 +132,50 @@ describe.runIf(available)('a host with bubblewrap', () => {
       expect(off.stats().runner?.wall).toMatchObject({ mode: 'none', active: false });
     } finally {
       await off.close();
+    }
+  });
+});
+
+describe.runIf(available)('a host with bubblewrap but no post-exec filter library', () => {
+  const warnings: Error[] = [];
+  const onWarning = (w: Error): void => {
+    warnings.push(w);
+  };
+  beforeAll(() => {
+    process.env.ISOCODE_POSTEXEC_SECCOMP = '/nonexistent/libpostexecseccomp.so';
+    process.on('warning', onWarning);
+  });
+  afterAll(() => {
+    process.off('warning', onWarning);
+    delete process.env.ISOCODE_POSTEXEC_SECCOMP;
+  });
+
+  it('walls the workers, warns once that execve stays allowed, and reports it', async () => {
+    const runtime = await runtimeWith('auto');
+    try {
+      expect(await runs(runtime)).toBe('walled');
+      await (await runtimeWith('auto')).close();
+      await new Promise((resolve) => setImmediate(resolve));
+      const ours = warnings.filter(
+        (w) => (w as { code?: string }).code === 'ISOCODE_WALL_EXEC_ALLOWED',
+      );
+      expect(ours).toHaveLength(1);
+      expect(ours[0]?.message).toMatch(/apt-get install firejail/);
+      const reason = expect.stringMatching(/no post-exec filter library/) as unknown;
+      expect(runtime.stats().runner?.wall).toEqual({
+        mode: 'auto',
+        active: true,
+        noExec: false,
+        noExecReason: reason,
+      });
+      const { json, metric, noExecMetric } = await health(runtime);
+      expect(json).toEqual({
+        status: 'ok',
+        wall: { mode: 'auto', active: true, noExec: false, noExecReason: reason },
+      });
+      expect([metric, noExecMetric]).toEqual(['1', '0']);
+    } finally {
+      await runtime.close();
     }
   });
 });

@@ -29,6 +29,7 @@ import { permissionFlags, spawnWalled, workerReadPaths } from '../../src/sandbox
 import { killWalled } from '../../src/wall/tree.js';
 import { resolveWall, type Wall } from '../../src/wall/wall.js';
 import { writeLauncher } from '../../src/compile/native-launcher.js';
+import { listeningUrl } from '../support/listening.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const FIXTURE = join(import.meta.dirname, 'fixtures/compromised-worker.mjs');
@@ -47,11 +48,22 @@ if (!wall.status.active)
 
 type Report = Record<string, unknown>;
 
-function runCompromised(execArgv: string[], task: Record<string, unknown>): Promise<Report> {
+function runCompromised(
+  execArgv: string[],
+  task: Record<string, unknown>,
+  noExec = false,
+): Promise<Report> {
   return new Promise((resolve, reject) => {
-    const child = spawnWalled(wall, FIXTURE, execArgv, workerReadPaths(), '/', [
-      JSON.stringify(task),
-    ]);
+    const child = spawnWalled(
+      wall,
+      FIXTURE,
+      execArgv,
+      workerReadPaths(),
+      '/',
+      [JSON.stringify(task)],
+      [],
+      noExec,
+    );
     child.stderr?.setEncoding('utf8');
     let stderr = '';
     child.stderr?.on('data', (chunk: string) => (stderr += chunk));
@@ -125,7 +137,8 @@ describe.runIf(wall.status.active)('the second wall, attacked by a compromised w
     // Its own network namespace: loopback is down, nothing outside exists.
     expect(report['connect loopback']).not.toBe('ok');
     expect(report['connect outside']).not.toBe('ok');
-    expect(report['spawn /bin/sh']).toBe('ENOENT');
+    // No shell in its file system (ENOENT), or no execve at all (EPERM, the post-exec filter).
+    expect(['ENOENT', 'EPERM']).toContain(report['spawn /bin/sh']);
     // No terminal to inject keystrokes into (TIOCSTI), no shared memory.
     expect(report['open /dev/tty']).toBe('ENOENT');
     expect(report.dev).toEqual(['fd', 'null', 'random', 'urandom', 'zero']);
@@ -163,8 +176,11 @@ describe.runIf(wall.status.active)('the second wall, attacked by a compromised w
     const report = await runCompromised([], task);
     if (process.env.ISOCODE_WALL_REPORT === '1') console.log(report);
     expectRefused(report);
-    // Without Node's permission model, node itself (bound for the worker) can be started, inside.
+    // Without Node's permission model and the post-exec filter (the sources' worker), node itself
+    // (bound for the worker) can be started, inside.
     expect(report['spawn node']).toBe('ok');
+    expect(report['spawn /bin/sh']).toBe('ENOENT');
+    expect(report.seccompFilters).toBe('1');
   });
 
   it("refuses the same to a compromised compiler started by the checker's launcher", async () => {
@@ -199,6 +215,24 @@ describe.runIf(wall.status.active)('the second wall, attacked by a compromised w
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('with the post-exec filter (the built worker’s), no execve at all once started: EPERM', async () => {
+    // CI installs firejail's library; where it is missing the wall says so (status.noExec false).
+    if (process.env.CI)
+      expect(wall.status, wall.status.noExecReason).toMatchObject({ noExec: true });
+    if (!wall.status.noExec) {
+      console.warn(
+        `\n!!! the post-exec filter is not tested here: ${wall.status.noExecReason} !!!\n`,
+      );
+      return;
+    }
+    const report = await runCompromised([], task, true);
+    expectRefused(report);
+    expect(report['spawn node']).toBe('EPERM');
+    expect(report['spawn /bin/sh']).toBe('EPERM');
+    expect(report['spawn via loader']).toBe('EPERM');
+    expect(report.seccompFilters).toBe('2');
   });
 
   it("with Node's permission model inside (the built worker's seat belt), spawning is refused too", async () => {
@@ -273,6 +307,68 @@ describe.runIf(wall.status.active)('the real workers and checker, seen from the 
       delete process.env.ISOCODE_WALL_TEST_SECRET;
     }
   });
+});
+
+/** The processes below `root` whose command line contains `needle`. */
+function descendants(root: number, needle: string): number[] {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return [...parents.keys()].filter((pid) => {
+    let below = false;
+    for (let p = parents.get(pid); p !== undefined && p > 1; p = parents.get(p))
+      if (p === root) below = true;
+    if (!below) return false;
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes(needle);
+    } catch {
+      return false;
+    }
+  });
+}
+
+describe.runIf(wall.status.active && wall.status.noExec)('the built worker', () => {
+  it('refuses execve once started: isocode serve’s workers carry the post-exec filter', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'isocode-wall-built-'));
+    const child = spawn(process.execPath, [join(ROOT, 'bin/isocode.js'), 'serve', '--port', '0'], {
+      cwd: dir,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    try {
+      const { url } = await listeningUrl(child, { label: 'isocode serve', timeoutMs: 60_000 });
+      const health = (await (await fetch(`${url}/healthz`)).json()) as { wall?: unknown };
+      expect(health.wall).toMatchObject({ active: true, noExec: true });
+      const run = (await (
+        await fetch(`${url}/v1/run`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ code: 'return 6 * 7;', description: 'built worker' }),
+        })
+      ).json()) as { ok?: boolean };
+      expect(run).toMatchObject({ ok: true });
+      const workers = descendants(child.pid ?? -1, 'sandbox-worker.js').filter((pid) =>
+        readFileSync(`/proc/${pid}/comm`, 'latin1').startsWith('node'),
+      );
+      expect(workers.length).toBeGreaterThan(0);
+      for (const pid of workers) {
+        const status = readFileSync(`/proc/${pid}/status`, 'latin1');
+        // bubblewrap's filter and the post-exec one.
+        expect(/^Seccomp_filters:\s+(\d+)$/m.exec(status)?.[1], `worker ${pid}`).toBe('2');
+      }
+    } finally {
+      const gone = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await gone;
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
 
 describe.runIf(wall.status.active)('killing a walled process', () => {

@@ -135,6 +135,7 @@ export function spawnWalled(
   cwd = '/',
   scriptArgs: readonly string[] = [],
   readOnlyAt: ReadonlyArray<readonly [string, string]> = [],
+  noExec = false,
 ): ChildProcess {
   if (wall.tools === undefined) throw new Error('the wall is off');
   const filter = seccompFile();
@@ -145,6 +146,7 @@ export function spawnWalled(
       readOnlyAt,
       cwd,
       seccompFd: filter === undefined ? undefined : SECCOMP_FD,
+      noExec: noExec ? wall.tools.noExec : undefined,
       // The IPC channel's fd and mode, which Node puts in the spawned process's environment and
       // bubblewrap's `--clearenv` removes.
       env: { ...childEnvironment(), NODE_CHANNEL_FD: '3', NODE_CHANNEL_SERIALIZATION_MODE: 'json' },
@@ -183,7 +185,18 @@ function forkWorker(wall: Wall): ChildProcess {
   const execArgv = entry.sources
     ? entry.execArgv
     : [...entry.execArgv, ...permissionFlags(readPaths)];
-  return spawnWalled(wall, entry.file, execArgv, readPaths, entry.cwd, [], tsxCache(entry));
+  // The built worker also refuses execve once started (postexec.ts); the sources' worker cannot:
+  // tsx starts esbuild as a child process.
+  return spawnWalled(
+    wall,
+    entry.file,
+    execArgv,
+    readPaths,
+    entry.cwd,
+    [],
+    tsxCache(entry),
+    !entry.sources,
+  );
 }
 
 /**
