@@ -196,10 +196,10 @@ export function walledArgv(
   return out;
 }
 
-/** Runs `node args` behind the wall (with `noExec` when given) and returns what it printed. */
-function runWalledNode(
+/** Runs `binary args` behind the wall (with `noExec` when given) and returns what it printed. */
+function runWalled(
   tools: WallTools,
-  node: string,
+  binary: string,
   args: readonly string[],
   noExec?: NoExec,
 ): { ok: boolean; stdout: string; why: string } {
@@ -207,13 +207,13 @@ function runWalledNode(
   const argv = walledArgv(
     tools,
     {
-      readOnly: [node, ...sharedLibraryDirs(node)],
+      readOnly: [binary, ...sharedLibraryDirs(binary)],
       cwd: '/',
       env: {},
       seccompFd: filter === undefined ? undefined : SECCOMP_FD,
       noExec,
     },
-    node,
+    binary,
     args,
   );
   const [file = '', ...rest] = argv;
@@ -240,7 +240,7 @@ function runWalledNode(
 export function probeWall(tools: WallTools | undefined, node: string): string | undefined {
   if (process.platform !== 'linux') return `no bubblewrap on ${process.platform}`;
   if (tools === undefined) return 'bubblewrap (bwrap) or prlimit is not installed';
-  const { ok, why } = runWalledNode(tools, node, ['--version']);
+  const { ok, why } = runWalled(tools, node, ['--version']);
   return ok ? undefined : `bubblewrap cannot start a sandbox here: ${why}`;
 }
 
@@ -260,8 +260,17 @@ export function probeNoExec(
   if (library === undefined)
     return { why: `no post-exec filter library: ${POSTEXEC_INSTALL_HINT}` };
   const noExec = { library, filter };
+  // Cheapest: `cat` under the library reads its own filter count (Linux 5.9+): bubblewrap's and
+  // the post-exec one. A walled Node that tries to start another costs ~3x a walled `node
+  // --version` (the probe is on the one-shot CLI's start path), so it is the fallback.
+  const cat = findExecutable('cat');
+  if (cat !== undefined) {
+    const { ok, stdout } = runWalled(tools, cat, ['/proc/self/status'], noExec);
+    const filters = /^Seccomp_filters:\s+(\d+)$/m.exec(stdout)?.[1];
+    if (ok && filters === '2') return { noExec };
+  }
   const script = `const r = require('child_process').spawnSync(process.execPath, ['-e', '0']); process.stdout.write(String(r.error ? r.error.code : 'started'))`;
-  const { ok, stdout, why } = runWalledNode(tools, node, ['-e', script], noExec);
+  const { ok, stdout, why } = runWalled(tools, node, ['-e', script], noExec);
   if (ok && stdout === 'EPERM') return { noExec };
   return {
     why: `${library} did not refuse execve behind the wall (${ok ? `the probe got ${JSON.stringify(stdout.slice(0, 40))}` : why})`,
