@@ -1,5 +1,5 @@
 /** Results, exceptions, console and every limit of one run. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SandboxPool, type LogEntry } from '../../src/sandbox/index.js';
 import { expectFailure, expectOk, program, recordingDispatch, runBody, sleep } from './helpers.js';
 
@@ -248,6 +248,8 @@ describe('memory and aborts', () => {
   it('aborts before the start without creating an isolate', async () => {
     const controller = new AbortController();
     controller.abort();
+    // The previous test's isolate was disposed: a refill may still be under way.
+    await vi.waitFor(() => expect(pool.stats()).toMatchObject({ preparing: 0, running: 0 }));
     const before = pool.stats().created;
     expectFailure(await runBody(pool, `return 1;`, { signal: controller.signal }), 'aborted');
     expect(pool.stats().created).toBe(before);
