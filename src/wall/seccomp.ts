@@ -106,17 +106,20 @@ const EAFNOSUPPORT = 97;
 
 type Instruction = readonly [code: number, jt: number, jf: number, k: number];
 
+/** Both filters' start: other ABIs (i386, x32) kill the process; then the call's number is loaded. */
+const X86_64_ONLY: readonly Instruction[] = [
+  [LD_W_ABS, 0, 0, OFFSET_ARCH],
+  [JEQ_K, 1, 0, AUDIT_ARCH_X86_64],
+  [RET_K, 0, 0, RET_KILL_PROCESS],
+  [LD_W_ABS, 0, 0, OFFSET_NR],
+  [JSET_K, 0, 1, X32_SYSCALL_BIT],
+  [RET_K, 0, 0, RET_KILL_PROCESS],
+];
+
 /** The filter's instructions for x86-64. */
 function program(): Instruction[] {
   const denied = Object.values(DENIED_SYSCALLS);
-  const out: Instruction[] = [
-    [LD_W_ABS, 0, 0, OFFSET_ARCH],
-    [JEQ_K, 1, 0, AUDIT_ARCH_X86_64],
-    [RET_K, 0, 0, RET_KILL_PROCESS],
-    [LD_W_ABS, 0, 0, OFFSET_NR],
-    [JSET_K, 0, 1, X32_SYSCALL_BIT],
-    [RET_K, 0, 0, RET_KILL_PROCESS],
-  ];
+  const out: Instruction[] = [...X86_64_ONLY];
   // One comparison per refused call, each jumping to the shared EPERM return after the list.
   denied.forEach((nr, i) => {
     const toEperm = denied.length - i - 1 + 4; // past the rest of the list and the 4 below
@@ -141,10 +144,7 @@ function program(): Instruction[] {
 /** The instructions of the filter a process installs on itself after its start: no more `execve`. */
 function noExecProgram(): Instruction[] {
   return [
-    [LD_W_ABS, 0, 0, OFFSET_ARCH],
-    [JEQ_K, 1, 0, AUDIT_ARCH_X86_64],
-    [RET_K, 0, 0, RET_KILL_PROCESS],
-    [LD_W_ABS, 0, 0, OFFSET_NR],
+    ...X86_64_ONLY,
     [JEQ_K, 2, 0, NR_EXECVE],
     [JEQ_K, 1, 0, NR_EXECVEAT],
     [RET_K, 0, 0, RET_ALLOW],
