@@ -245,10 +245,11 @@ export function probeWall(tools: WallTools | undefined, node: string): string | 
 }
 
 /**
- * What makes a walled Node refuse `execve` once started, checked by its effect (a walled Node that
- * tries to start another gets `EPERM`), or why there is none here. Where it works, it also shows
- * that the wall itself works, so {@link probeWall} is needed only when this fails (one walled start
- * on a host that has both: the probe is on the one-shot CLI's start path).
+ * What makes a walled Node refuse `execve` once started, checked by its effect (the library installed
+ * a second filter; else a walled Node that tries to start another gets `EPERM`), or why there is none
+ * here. Where it works, it also shows that the wall itself works, so {@link probeWall} is needed only
+ * when this fails (one walled start on a host that has both: the probe is on the one-shot CLI's
+ * start path).
  */
 export function probeNoExec(
   tools: WallTools,

@@ -2,7 +2,8 @@
  * The second wall's mode and whether this host has it. `auto` (the default) walls the sandbox workers
  * and the checker when bubblewrap works here and otherwise starts with one loud warning and reports
  * the wall off (`/healthz`, metrics, `stats()`); `bwrap` refuses to start without it; `none` turns it
- * off. The probe runs once per process and bubblewrap path: a walled `node --version`.
+ * off. The probe runs once per process, bubblewrap path and post-exec library: a walled start that
+ * shows the post-exec filter working (which shows the wall working), else a walled `node --version`.
  */
 import { IsocodeError } from '../errors.js';
 import { findExecutable, probeNoExec, probeWall, type WallTools } from './bwrap.js';
