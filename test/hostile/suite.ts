@@ -16,16 +16,28 @@ export const RSS_BUDGET_BYTES = DEFAULT_RSS_BUDGET_MB * 1024 * 1024;
 /** Clock ticks per second of /proc CPU times (USER_HZ; 100 on Linux). */
 const TICKS_PER_SECOND = 100;
 
-/** CPU the server tree used (seconds) over `windowMs` after the answer: a terminated run burns none. */
-async function cpuAfter(pid: number, settleMs = 2_000, windowMs = 1_000): Promise<number> {
+/**
+ * The least CPU (seconds) the server tree used in any of up to `windows` consecutive windows of
+ * `windowMs` after the answer, stopping at the first window under `quiet`. A core left pinned (a
+ * builtin spinning in a process nobody stopped) burns ~1 CPU-second per second in every window; the
+ * start-up of the fresh worker that replaces a killed one burns for a while and then stops, however
+ * long a loaded machine makes that while (a single window after a fixed settle time got 0.61 s on a
+ * loaded CI machine: the replacement was still starting).
+ */
+async function cpuAfter(
+  pid: number,
+  quiet: number,
+  windows = 15,
+  windowMs = 1_000,
+): Promise<number> {
   const ticks = (): number => [pid, ...descendants(pid)].reduce((sum, p) => sum + cpuTicks(p), 0);
-  // A killed sandbox worker is replaced by a fresh process, whose start-up takes CPU: let it
-  // settle. A core still pinned after that (a builtin spinning in a process nobody stopped)
-  // shows ~1 CPU-second per second.
-  await new Promise((r) => setTimeout(r, settleMs));
-  const before = ticks();
-  await new Promise((r) => setTimeout(r, windowMs));
-  return (ticks() - before) / TICKS_PER_SECOND;
+  let least = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < windows && least >= quiet; i++) {
+    const before = ticks();
+    await new Promise((r) => setTimeout(r, windowMs));
+    least = Math.min(least, (ticks() - before) / TICKS_PER_SECOND);
+  }
+  return least;
 }
 
 /** Asserts the answer to a hostile run: OVERLOADED with Retry-After, CODE_RUN_FAILED of a listed kind, or `ok` if listed. */
@@ -94,9 +106,10 @@ export function hostileSuite(
           const reply = await runProgram(f.server.url, attacker.key, program.code, 90_000);
           const peak = rss.stop();
           expectRunAnswer(reply, program.kinds);
-          expect(await cpuAfter(f.server.pid), 'CPU seconds burnt after the answer').toBeLessThan(
-            0.5,
-          );
+          expect(
+            await cpuAfter(f.server.pid, 0.5),
+            'CPU seconds burnt in each second after the answer',
+          ).toBeLessThan(0.5);
           expect(peak, 'peak RSS of the server tree').toBeLessThanOrEqual(RSS_BUDGET_BYTES);
         } else {
           const reply = await checkProgram(f.server.url, attacker.key, program.code, 90_000);
