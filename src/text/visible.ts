@@ -251,11 +251,16 @@ export function visibleJsonParts(value: unknown, space?: number): VisiblePart[] 
 
 /**
  * `shown` (text already made visible) cut to at most `max` code units with an ellipsis: never
- * inside an escape this module wrote, never between the halves of a surrogate pair.
+ * inside an escape this module wrote, never between the halves of a surrogate pair, never between
+ * the CR and LF of a line break (a CR kept as itself only before its LF) nor after a joiner (kept
+ * only between the characters it joins).
  */
 export function clipVisible(shown: string, max: number): string {
   if (shown.length <= max) return shown;
   let cut = shown.slice(0, Math.max(0, max - 1));
-  cut = cut.replace(/\\u(?:\{[0-9A-F]{0,6}|[0-9A-F]{0,3})$/, '').replace(/[\ud800-\udbff]$/, '');
+  cut = cut
+    .replace(/\\u(?:\{[0-9A-F]{0,6}|[0-9A-F]{0,3})$/, '')
+    .replace(/[\ud800-\udbff]$/, '')
+    .replace(/[\r\u200c\u200d]+$/, '');
   return `${cut}…`;
 }

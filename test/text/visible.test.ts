@@ -222,6 +222,13 @@ describe('visible: the rule for text a human reads', () => {
     expect(visibleJson(undefined)).toBeUndefined();
   });
 
+  it('clips shown text before a kept CR of a line break and before a joiner', () => {
+    // Found by the property below (seed 2076738693): the cut fell between CR and LF.
+    expect(clipVisible(visible('\r\u{10000}\r\n '), 10)).toBe('\\u000D\u{10000}…');
+    expect(clipVisible('ab\u200d\r\ncd', 5)).toBe('ab…');
+    expect(clipVisible('abc\u200ddef', 5)).toBe('abc…');
+  });
+
   it('clips shown text without cutting an escape or a surrogate pair', () => {
     fc.assert(
       fc.property(anyText, fc.integer({ min: 1, max: 60 }), (s, max) => {
