@@ -204,7 +204,12 @@ export function createRunManager(options: RunManagerOptions): RunManager {
 
   const offProgress = runtime.onProgress((callId, event) => {
     const run = byCall.get(callId);
-    if (run) void appendInOrder(deps, run, event.type, event as unknown as JsonValue);
+    if (!run) return;
+    // A life ending on purpose (parked, or handed to another replica) aborts its calls that wait:
+    // they have not ended, the next life replays them. Their aborted ends are not the run's events
+    // (the console drew them as failed calls beside the replayed ones).
+    if (run.ending !== undefined && event.type === 'call-end' && !event.ok) return;
+    void appendInOrder(deps, run, event.type, event as unknown as JsonValue);
   });
 
   const link: ParkedRunLink = {

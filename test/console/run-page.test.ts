@@ -12,6 +12,39 @@ describe.skipIf(missing !== undefined)(
   () => {
     const harness = useConsole();
     const { startRun, statusOf } = harness;
+    /** The id of run `id`'s pending approval, once there is one. */
+    const pendingApproval = (id: string): Promise<string> =>
+      until(async () => {
+        const { json } = await harness.api<{ approvals: { id: string; status: string }[] }>(
+          KEY_A,
+          `/v1/runs/${id}/approvals`,
+        );
+        return json.approvals.find((a) => a.status === 'pending')?.id;
+      });
+    /** Resolves once run `id`'s event stream has said `parked` `times` times. */
+    const parkedEvent = (id: string, times = 1): Promise<true> =>
+      until(async () => {
+        const res = await fetch(`${harness.url()}/v1/runs/${id}/events`, {
+          headers: { authorization: `Bearer ${KEY_A}`, accept: 'text/event-stream' },
+        });
+        const reader = res.body!.getReader();
+        let text = '';
+        const deadline = Date.now() + 1_000;
+        try {
+          while (Date.now() < deadline) {
+            const chunk = await Promise.race([
+              reader.read(),
+              new Promise<undefined>((r) => setTimeout(() => r(undefined), 200)),
+            ]);
+            if (chunk === undefined) continue;
+            if (chunk.done) break;
+            text += new TextDecoder().decode(chunk.value as Uint8Array);
+          }
+        } finally {
+          await reader.cancel().catch(() => undefined);
+        }
+        return (text.match(/"parked":true/g)?.length ?? 0) >= times ? true : undefined;
+      });
     const settled = (id: string): Promise<true> =>
       until(async () => (['succeeded', 'failed'].includes(await statusOf(id)) ? true : undefined));
 
@@ -91,6 +124,32 @@ return 1;`,
       expect(await rows.nth(1).getAttribute('data-call-id')).toBe(pendingKey);
       expect(await rows.nth(0).getAttribute('data-call-id')).not.toBe(pendingKey);
       await page.locator('[data-testid="pending"] [data-action="approve"]').click();
+      await poll(states).toEqual(['ok', 'ok', 'ok']);
+      await context.close();
+    }, 120_000);
+
+    it('shows each call once after the run parked and resumed by replay', async () => {
+      // The fixture parks a run whose calls all wait for a human for 3 s; the resumed life starts
+      // the replayed calls again, with the same call ids.
+      const id = await startRun(
+        `await tools.kv.delete({ key: 'first' });
+await Promise.all([tools.kv.delete({ key: 'second' }), tools.kv.put({ key: 'p', value: 'v' })]);
+return 1;`,
+        'parked and resumed',
+      );
+      await parkedEvent(id);
+      const first = await pendingApproval(id);
+      await harness.api(KEY_A, `/v1/approvals/${first}`, { decision: 'allowed-once' });
+      const { page, context } = await harness.signedIn(KEY_A);
+      await page.goto(`${harness.url()}/console/#/runs/${id}`);
+      const rows = page.locator('[data-testid="timeline"] tbody tr');
+      const states = async (): Promise<(string | null)[]> =>
+        Promise.all((await rows.all()).map((r) => r.getAttribute('data-state')));
+      await poll(states).toEqual(['ok', 'waiting-approval', 'queued']);
+      // Parked again while the second delete waits, then decided: still one row per call.
+      await parkedEvent(id, 2);
+      const second = await pendingApproval(id);
+      await harness.api(KEY_A, `/v1/approvals/${second}`, { decision: 'allowed-once' });
       await poll(states).toEqual(['ok', 'ok', 'ok']);
       await context.close();
     }, 120_000);

@@ -210,6 +210,14 @@ function suite(kind: StoreKind): void {
         ['write', false],
         ['note', false],
       ]);
+      // The parked life's waiting call did not end: no failed call-end among the run's events
+      // (the console drew such ends as failed calls beside the replayed ones), and the write ended
+      // once, in the life that ran it.
+      const ends = (await runtime.store.listEvents(a, 0, 1000))
+        .filter((e) => e.type === 'call-end')
+        .map((e) => e.data as { name: string; ok: boolean });
+      expect(ends.filter((e) => !e.ok)).toEqual([]);
+      expect(ends.filter((e) => e.name === 'write')).toHaveLength(1);
       // One ask per call, re-attached on resume, never cancelled and asked anew.
       const all = await runtime.store.listApprovals({ runId: a });
       expect(all.map((x) => x.status)).toEqual(['allowed-once']);

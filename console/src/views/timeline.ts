@@ -88,12 +88,34 @@ export class Timeline {
     return this.#rows.length > 0;
   }
 
-  /** A `call-start` event's data. */
+  /**
+   * A `call-start` event's data. A durable run that resumes (after a park, a crash or a hand-over)
+   * replays its program, and each call starts again with the same call id: one row per call id.
+   */
   start(data: unknown): void {
+    const callId = str(prop(data, 'callId'));
+    const seq = num(prop(data, 'seq'));
+    const name = str(prop(data, 'name')) ?? '?';
+    // The same call in another life: its id, or its number and tool where a life had no id for it
+    // yet (a call queued behind another is named when it is dispatched).
+    const known =
+      this.#rows.find((c) => callId !== undefined && c.callId === callId) ??
+      this.#rows.find(
+        (c) =>
+          seq !== undefined &&
+          c.seq === seq &&
+          c.name === name &&
+          (c.callId === undefined || callId === undefined),
+      );
+    if (known !== undefined) {
+      known.callId ??= callId;
+      if (known.state !== 'ok') known.state = 'queued';
+      return;
+    }
     this.#rows.push({
-      seq: num(prop(data, 'seq')),
-      callId: str(prop(data, 'callId')),
-      name: str(prop(data, 'name')) ?? '?',
+      seq,
+      callId,
+      name,
       args: prop(data, 'args'),
       state: 'queued',
       code: undefined,
