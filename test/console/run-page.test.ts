@@ -5,6 +5,7 @@
  * back, and the "cannot be reached" banner goes once the event stream is live again.
  */
 import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { KEY_A, KEY_B, missing, poll, until, useConsole } from './browser-harness.js';
 
 describe.skipIf(missing !== undefined)(
@@ -12,6 +13,17 @@ describe.skipIf(missing !== undefined)(
   () => {
     const harness = useConsole();
     const { startRun, statusOf } = harness;
+    /** Every delete asks: the first waits alone, then a delete and a put are issued together. */
+    const WAITS = `await tools.kv.delete({ key: 'first' });
+await Promise.all([tools.kv.delete({ key: 'second' }), tools.kv.put({ key: 'p', value: 'v' })]);
+return 1;`;
+    /** The timeline rows' states, in order. */
+    const timelineStates = (page: Page) => async (): Promise<(string | null)[]> =>
+      Promise.all(
+        (await page.locator('[data-testid="timeline"] tbody tr').all()).map((r) =>
+          r.getAttribute('data-state'),
+        ),
+      );
     /** The id of run `id`'s pending approval, once there is one. */
     const pendingApproval = (id: string): Promise<string> =>
       until(async () => {
@@ -97,12 +109,7 @@ return 'done';`,
     it('marks the call whose approval is pending, by call id, and a call behind it as queued', async () => {
       // Every delete asks. The first waits alone; then a delete and a put are issued together:
       // the delete asks, the put (not concurrency-safe) is queued behind it.
-      const id = await startRun(
-        `await tools.kv.delete({ key: 'first' });
-await Promise.all([tools.kv.delete({ key: 'second' }), tools.kv.put({ key: 'p', value: 'v' })]);
-return 1;`,
-        'which call waits',
-      );
+      const id = await startRun(WAITS, 'which call waits');
       const { page, context } = await harness.signedIn(KEY_A);
       await page.goto(`${harness.url()}/console/#/runs/${id}`);
       const approve = page.locator(
@@ -110,8 +117,7 @@ return 1;`,
       );
       await approve.waitFor({ timeout: 30_000 });
       const rows = page.locator('[data-testid="timeline"] tbody tr');
-      const states = async (): Promise<(string | null)[]> =>
-        Promise.all((await rows.all()).map((r) => r.getAttribute('data-state')));
+      const states = timelineStates(page);
       await poll(states).toEqual(['waiting-approval']);
       await approve.click();
       // The second delete asks; the put issued with it is queued, not running, meanwhile.
@@ -131,20 +137,13 @@ return 1;`,
     it('shows each call once after the run parked and resumed by replay', async () => {
       // The fixture parks a run whose calls all wait for a human for 3 s; the resumed life starts
       // the replayed calls again, with the same call ids.
-      const id = await startRun(
-        `await tools.kv.delete({ key: 'first' });
-await Promise.all([tools.kv.delete({ key: 'second' }), tools.kv.put({ key: 'p', value: 'v' })]);
-return 1;`,
-        'parked and resumed',
-      );
+      const id = await startRun(WAITS, 'parked and resumed');
       await parkedEvent(id);
       const first = await pendingApproval(id);
       await harness.api(KEY_A, `/v1/approvals/${first}`, { decision: 'allowed-once' });
       const { page, context } = await harness.signedIn(KEY_A);
       await page.goto(`${harness.url()}/console/#/runs/${id}`);
-      const rows = page.locator('[data-testid="timeline"] tbody tr');
-      const states = async (): Promise<(string | null)[]> =>
-        Promise.all((await rows.all()).map((r) => r.getAttribute('data-state')));
+      const states = timelineStates(page);
       await poll(states).toEqual(['ok', 'waiting-approval', 'queued']);
       // Parked again while the second delete waits, then decided: still one row per call.
       await parkedEvent(id, 2);
