@@ -290,13 +290,15 @@ fail();`,
       const mark = page.locator('[data-testid="fail-line"]');
       await poll(() => mark.textContent()).toBe('3');
       expect(await mark.getAttribute('title')).toContain('broken at four 2');
-      expect(await page.locator('.program .fail-band').count()).toBe(1);
-      expect(await page.locator('[data-testid="error-at"]').textContent()).toMatch(
+      // The band, the error card and its frames may be drawn after the mark (a loaded machine
+      // showed the mark with no frames yet): each is polled.
+      await poll(() => page.locator('.program .fail-band').count()).toBe(1);
+      await poll(() => page.locator('[data-testid="error-at"]').textContent()).toMatch(
         /^at line 3(, column \d+)? of the program$/,
       );
       // The stack's program frames: the throw in fail() on line 3, its call on line 4.
       const frames = page.locator('[data-testid="error-frames"] li');
-      expect(await frames.allTextContents()).toEqual([
+      await poll(() => frames.allTextContents()).toEqual([
         expect.stringMatching(/^fail line 3, column \d+$/),
         expect.stringMatching(/^\(top level\) line 4, column \d+$/),
       ]);
