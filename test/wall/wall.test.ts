@@ -30,6 +30,7 @@ import { killWalled } from '../../src/wall/tree.js';
 import { resolveWall, type Wall } from '../../src/wall/wall.js';
 import { writeLauncher } from '../../src/compile/native-launcher.js';
 import { listeningUrl } from '../support/listening.js';
+import { descendants } from '../../benchmarks/load/proc.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const FIXTURE = join(import.meta.dirname, 'fixtures/compromised-worker.mjs');
@@ -310,26 +311,12 @@ describe.runIf(wall.status.active)('the real workers and checker, seen from the 
 });
 
 /** The processes below `root` whose command line contains `needle`. */
-function descendants(root: number, needle: string): number[] {
-  const parents = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return [...parents.keys()].filter((pid) => {
-    let below = false;
-    for (let p = parents.get(pid); p !== undefined && p > 1; p = parents.get(p))
-      if (p === root) below = true;
-    if (!below) return false;
+function descendantsRunning(root: number, needle: string): number[] {
+  return descendants(root).filter((pid) => {
     try {
       return readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes(needle);
     } catch {
-      return false;
+      return false; // gone meanwhile
     }
   });
 }
@@ -353,7 +340,7 @@ describe.runIf(wall.status.active && wall.status.noExec)('the built worker', () 
         })
       ).json()) as { ok?: boolean };
       expect(run).toMatchObject({ ok: true });
-      const workers = descendants(child.pid ?? -1, 'sandbox-worker.js').filter((pid) =>
+      const workers = descendantsRunning(child.pid ?? -1, 'sandbox-worker.js').filter((pid) =>
         readFileSync(`/proc/${pid}/comm`, 'latin1').startsWith('node'),
       );
       expect(workers.length).toBeGreaterThan(0);
