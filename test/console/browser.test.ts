@@ -81,11 +81,14 @@ describe.skipIf(missing !== undefined)(
         );
       // The waiting call is the one whose approval is pending (matched by call id, not tool name).
       await poll(calls).toEqual(['kv.put:ok', 'kv.delete:waiting-approval']);
-      expect(await timeline.nth(1).textContent()).toContain('waiting for approval');
-      expect(await page.locator('[data-testid="logs"] li').allTextContents()).toEqual([
+      // Each read below comes from its own event or fetch, so each is polled.
+      await poll(() => timeline.nth(1).textContent()).toContain('waiting for approval');
+      await poll(() => page.locator('[data-testid="logs"] li').allTextContents()).toEqual([
         'logstarting',
       ]);
-      expect(await page.locator('[data-testid="live"]').getAttribute('data-state')).toBe('live');
+      await poll(() => page.locator('[data-testid="live"]').getAttribute('data-state')).toBe(
+        'live',
+      );
       await pending.locator('[data-action="approve"]').click();
       // Arriving live over the event stream: the approved call, a log line, one more call, the result.
       await poll(() => page.locator('[data-testid="logs"] li').allTextContents()).toEqual([
@@ -158,13 +161,14 @@ describe.skipIf(missing !== undefined)(
       await page
         .locator('[data-testid="pending"] tr[data-approval-id][data-tool="kv.delete"]')
         .waitFor({ timeout: 30_000 });
-      expect(await page.locator('.run-title h2').textContent()).toBe('hostile \\u202Etxt.exe');
+      await poll(() => page.locator('.run-title h2').textContent()).toBe('hostile \\u202Etxt.exe');
       await poll(() => page.locator('[data-testid="logs"] li').allTextContents()).toEqual([
         'log\\u001B[31mred\\u001B[0m \\u0007',
       ]);
       expect(await page.locator('[data-testid="logs"] li .esc').count()).toBe(3);
-      const source = await page.locator('.program .source').textContent();
-      if (source !== null) expect(source).toContain('// owner: \\u202Eevil');
+      await poll(() => page.locator('.program .source').textContent()).toContain(
+        '// owner: \\u202Eevil',
+      );
       // Who approved the first call, readable (not `http:<scope>:<uuid>`).
       await poll(() => page.locator('[data-testid="decided-by"]').allTextContents()).toEqual([
         'a key of scope alpha',
