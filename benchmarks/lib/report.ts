@@ -64,8 +64,8 @@ function freshness(report: BenchReport, metric: string): string {
 
 function targetsTable(report: BenchReport): Table {
   return {
-    title: 'Targets (issue 14)',
-    columns: ['target', 'goal', 'measured', 'status', 'margin', 'from'],
+    title: 'Targets (issues 28 and 14)',
+    columns: ['target', 'goal', 'measured', 'status', 'margin', 'from', 'derived'],
     rows: report.targets.map((t) => [
       t.description,
       t.goal,
@@ -73,6 +73,7 @@ function targetsTable(report: BenchReport): Table {
       t.status,
       t.margin,
       t.measured === null ? '–' : freshness(report, t.metric),
+      t.derivation,
     ]),
   };
 }

@@ -1,7 +1,7 @@
 /** The issue's targets, checked against the metrics the scenarios produced. */
 import type { TargetResult } from './types.js';
 
-interface TargetDefinition {
+export interface TargetDefinition {
   id: string;
   description: string;
   metric: string;
@@ -11,11 +11,14 @@ interface TargetDefinition {
   limit: number;
   /** Whether reaching the limit exactly counts as met (`<=`, `>=`). @default false for max, true for min */
   inclusive?: boolean;
+  /** Which issue set it and how: a ratio measured side by side in one run, or why a figure is absolute. */
+  derivation: string;
 }
 
 /**
- * Every target of issue 14 (issue 6's, tightened), on this 2-core machine, as medians and ratios from one
- * run; issue 28's nested-call and catalog-size targets as ratios measured side by side in one run.
+ * The targets: issue 28's as ratios measured side by side in one run (machines differ ~1.6×, so an
+ * absolute figure is kept only where no ratio can express it), and issue 14's that issue 28 left as
+ * they were. Each says how it is derived; the report shows it.
  */
 export const TARGETS: readonly TargetDefinition[] = [
   {
@@ -27,6 +30,8 @@ export const TARGETS: readonly TargetDefinition[] = [
     kind: 'max',
     limit: 4,
     inclusive: true,
+    derivation:
+      'issue 28: ratio, both sides measured interleaved in this run (marginal µs per call, 200-call programs)',
   },
   {
     id: 'dispatch-batch',
@@ -37,6 +42,8 @@ export const TARGETS: readonly TargetDefinition[] = [
     kind: 'max',
     limit: 2,
     inclusive: true,
+    derivation:
+      'issue 28: ratio, both sides measured interleaved in this run (marginal µs per call, 200-call programs)',
   },
   {
     id: 'latency-check',
@@ -46,14 +53,20 @@ export const TARGETS: readonly TargetDefinition[] = [
     unit: 'ms',
     kind: 'max',
     limit: 5,
+    derivation:
+      'issue 14: absolute (no baseline type-checks, so no ratio expresses it); on a 2-core machine',
   },
   {
-    id: 'latency-nocheck',
-    description: 'run_code warm p50, 50-tool SDK, 3 calls, typecheck off',
-    metric: 'latency.sdk-50.isocode-nocheck.p50Ms',
-    unit: 'ms',
+    id: 'vs-node-vm',
+    description:
+      'Like for like (typecheck off): isocode median ÷ node:vm median (the floor: the same program in a bare context)',
+    metric: 'baselines.isocode-nocheck.vsNodeVm',
+    unit: '×',
     kind: 'max',
-    limit: 1.5,
+    limit: 3,
+    inclusive: true,
+    derivation:
+      "issue 28: ratio, engines interleaved in this run (replaces issue 14's absolute warm p50 < 1.5 ms, typecheck off)",
   },
   {
     id: 'catalog-nocheck',
@@ -64,6 +77,7 @@ export const TARGETS: readonly TargetDefinition[] = [
     kind: 'max',
     limit: 1.2,
     inclusive: true,
+    derivation: 'issue 28: ratio, both catalogs open at once, median of block ratios',
   },
   {
     id: 'catalog-check',
@@ -74,6 +88,7 @@ export const TARGETS: readonly TargetDefinition[] = [
     kind: 'max',
     limit: 1.2,
     inclusive: true,
+    derivation: 'issue 28: ratio, both catalogs open at once, median of block ratios',
   },
   {
     id: 'catalog-inprocess',
@@ -84,15 +99,19 @@ export const TARGETS: readonly TargetDefinition[] = [
     kind: 'max',
     limit: 1.2,
     inclusive: true,
+    derivation: 'issue 28: ratio, both catalogs open at once, median of block ratios',
   },
   {
     id: 'cold-start',
     description:
-      'First run_code in a fresh process (createRuntime + first run, median; module loading excluded)',
-    metric: 'cold.isocode.firstRunMs',
-    unit: 'ms',
+      'First run_code of a fresh runtime (createRuntime + first run, median; module loading excluded) ÷ `node -e 0` spawn to exit',
+    metric: 'cold.isocode.firstRunVsFloor',
+    unit: '×',
     kind: 'max',
-    limit: 300,
+    limit: 3,
+    inclusive: true,
+    derivation:
+      "issue 28: ratio to node -e 0 timed in the same rounds (replaces issue 14's absolute < 300 ms)",
   },
   {
     id: 'cli-run',
@@ -102,6 +121,8 @@ export const TARGETS: readonly TargetDefinition[] = [
     unit: 'ms',
     kind: 'max',
     limit: 500,
+    derivation:
+      'issue 14: absolute spawn to exit (the table beside it gives the ratio to node -e 0)',
   },
   {
     id: 'cli-help',
@@ -110,6 +131,8 @@ export const TARGETS: readonly TargetDefinition[] = [
     unit: 'ms',
     kind: 'max',
     limit: 200,
+    derivation:
+      'issue 14: absolute spawn to exit (the table beside it gives the ratio to node -e 0)',
   },
   {
     id: 'throughput-check',
@@ -119,6 +142,7 @@ export const TARGETS: readonly TargetDefinition[] = [
     unit: 'runs/s',
     kind: 'min',
     limit: 300,
+    derivation: 'issue 14: absolute, on 2 cores (a rate has no side-by-side peer)',
   },
   {
     id: 'throughput-nocheck',
@@ -127,6 +151,18 @@ export const TARGETS: readonly TargetDefinition[] = [
     unit: 'runs/s',
     kind: 'min',
     limit: 800,
+    derivation: 'issues 14 and 28: absolute, on 2 cores (a rate has no side-by-side peer)',
+  },
+  {
+    id: 'throughput-cpu',
+    description:
+      'CPU per run at concurrency 8, typecheck off: host + sandbox workers + checker (what 800 runs/s on 2 cores allows)',
+    metric: 'throughput.c8.isocode-nocheck.totalCpuMsPerRun',
+    unit: 'ms',
+    kind: 'max',
+    limit: 2.5,
+    inclusive: true,
+    derivation: 'issue 28: absolute CPU time, the cost behind the rate (2 cores ÷ 800 runs/s)',
   },
   {
     id: 'vs-worker',
@@ -134,24 +170,26 @@ export const TARGETS: readonly TargetDefinition[] = [
     metric: 'baselines.worker-thread.vsNocheck',
     unit: '×',
     kind: 'min',
-    limit: 10,
+    limit: 12,
+    derivation: 'issue 28: ratio, engines interleaved in this run (issue 14 asked ≥ 10)',
   },
   {
     id: 'vs-run',
-    description: 'Like for like (typecheck off): run median ÷ isocode median',
+    description: 'Like for like (typecheck off): run (QuickJS in WASM) median ÷ isocode median',
     metric: 'baselines.run.vsNocheck',
     unit: '×',
     kind: 'min',
-    limit: 8,
+    limit: 5,
+    derivation: 'issue 28: ratio, engines interleaved in this run (issue 14 asked ≥ 8)',
   },
   {
     id: 'vs-workerd',
-    description: "Like for like (typecheck off): faster than Cloudflare's workerd (ratio > 1)",
+    description: "Like for like (typecheck off): Cloudflare's workerd median ÷ isocode median",
     metric: 'baselines.workerd.vsNocheck',
     unit: '×',
     kind: 'min',
-    limit: 1,
-    inclusive: false,
+    limit: 5,
+    derivation: 'issue 28: ratio, engines interleaved in this run (issue 14 asked > 1)',
   },
   {
     id: 'vs-worker-check',
@@ -161,6 +199,7 @@ export const TARGETS: readonly TargetDefinition[] = [
     kind: 'min',
     limit: 1,
     inclusive: false,
+    derivation: 'issue 14: ratio, engines interleaved in this run',
   },
   {
     id: 'vs-run-check',
@@ -170,6 +209,7 @@ export const TARGETS: readonly TargetDefinition[] = [
     kind: 'min',
     limit: 1,
     inclusive: false,
+    derivation: 'issue 14: ratio, engines interleaved in this run',
   },
   {
     id: 'soak-rss',
@@ -179,6 +219,7 @@ export const TARGETS: readonly TargetDefinition[] = [
     unit: 'MiB',
     kind: 'max',
     limit: 50,
+    derivation: 'issue 14: absolute memory growth (no ratio expresses a leak)',
   },
   {
     id: 'soak-isolates',
@@ -188,6 +229,7 @@ export const TARGETS: readonly TargetDefinition[] = [
     kind: 'max',
     limit: 0,
     inclusive: true,
+    derivation: 'issue 14: a count',
   },
   {
     id: 'soak-checker',
@@ -196,6 +238,7 @@ export const TARGETS: readonly TargetDefinition[] = [
     unit: 'MiB',
     kind: 'max',
     limit: 16,
+    derivation: 'issue 14: absolute memory growth (no ratio expresses a leak)',
   },
 ];
 
@@ -213,7 +256,14 @@ export function evaluateTargets(metrics: Readonly<Record<string, number>>): Targ
   return TARGETS.map((t) => {
     const goal = `${t.kind === 'max' ? (t.inclusive === true ? '≤' : '<') : t.inclusive === false ? '>' : '≥'} ${num(t.limit)}${t.unit ? ` ${t.unit}` : ''}`;
     const value = metrics[t.metric];
-    const base = { id: t.id, description: t.description, goal, metric: t.metric, unit: t.unit };
+    const base = {
+      id: t.id,
+      description: t.description,
+      goal,
+      metric: t.metric,
+      unit: t.unit,
+      derivation: t.derivation,
+    };
     if (value === undefined || !Number.isFinite(value)) {
       return { ...base, measured: null, status: 'not measured' as const, margin: '–' };
     }

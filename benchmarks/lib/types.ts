@@ -76,6 +76,8 @@ export interface TargetResult {
   status: 'met' | 'missed' | 'not measured';
   /** e.g. `missed by 2.10 ms (42%)`, `met with 1.20 ms to spare`. */
   margin: string;
+  /** Which issue set the target and how it is measured (a ratio in one run, or why absolute). */
+  derivation: string;
 }
 
 /** Machine, OS, runtime and package versions. */

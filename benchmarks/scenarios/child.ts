@@ -64,3 +64,29 @@ export function spawnBenchChild<T>(
     });
   });
 }
+
+/** The floor any Node command pays on this machine at this moment: `node -e 0`. */
+export const NODE_FLOOR_ARGS: readonly string[] = ['-e', '0'];
+
+/**
+ * Spawn to exit of `node <args>` in `cwd`, in ms; rejects unless it exits 0. Scenarios time their
+ * commands round-robin with {@link NODE_FLOOR_ARGS}, so a ratio to the floor holds under load.
+ */
+export function timeSpawnToExit(args: readonly string[], cwd?: string): Promise<number> {
+  const start = process.hrtime.bigint();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, {
+      ...(cwd === undefined ? {} : { cwd }),
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1' },
+      timeout: 60_000,
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c.slice(0, 2000)));
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      if (code === 0) resolve(Number(process.hrtime.bigint() - start) / 1e6);
+      else reject(new Error(`exited ${code ?? signal}: ${stderr.trim().slice(0, 300)}`));
+    });
+  });
+}

@@ -4,11 +4,11 @@
  * (what any Node command costs on this machine at this moment). Medians, and each command's
  * ratio to the floor measured in the same rounds.
  */
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ratio, summarize } from '../lib/stats.js';
 import type { Scenario, ScenarioOutput } from '../lib/types.js';
+import { NODE_FLOOR_ARGS, timeSpawnToExit } from './child.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = fileURLToPath(new URL('../../bin/isocode.js', import.meta.url));
@@ -21,7 +21,7 @@ interface Command {
 }
 
 const COMMANDS: readonly Command[] = [
-  { id: 'floor', label: 'node -e 0 (the floor)', args: ['-e', '0'] },
+  { id: 'floor', label: 'node -e 0 (the floor)', args: NODE_FLOOR_ARGS },
   { id: 'help', label: 'isocode --help', args: [BIN, '--help'] },
   { id: 'run', label: `isocode run ${HELLO}`, args: [BIN, 'run', HELLO] },
   {
@@ -31,26 +31,6 @@ const COMMANDS: readonly Command[] = [
   },
   { id: 'check', label: `isocode check ${HELLO}`, args: [BIN, 'check', HELLO] },
 ];
-
-/** Spawn to exit of one command, in ms; rejects unless it exits 0. */
-function time(args: readonly string[]): Promise<number> {
-  const start = process.hrtime.bigint();
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
-      cwd: ROOT,
-      stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, NO_COLOR: '1' },
-      timeout: 60_000,
-    });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c.slice(0, 2000)));
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      if (code === 0) resolve(Number(process.hrtime.bigint() - start) / 1e6);
-      else reject(new Error(`exited ${code ?? signal}: ${stderr.trim().slice(0, 300)}`));
-    });
-  });
-}
 
 export const cliScenario: Scenario = {
   id: 'cli',
@@ -67,7 +47,7 @@ export const cliScenario: Scenario = {
     for (let round = 0; round < rounds; round++) {
       for (const command of COMMANDS) {
         try {
-          samples.get(command.id)?.push(await time(command.args));
+          samples.get(command.id)?.push(await timeSpawnToExit(command.args, ROOT));
         } catch (error) {
           out.failures.push(`${command.label}: ${(error as Error).message}`);
           ctx.progress.done();
@@ -87,7 +67,11 @@ export const cliScenario: Scenario = {
         return [c.label, s.median, s.p90, ratio(s.median, floor), s.median - floor];
       }),
     });
-    for (const c of COMMANDS) out.metrics[`cli.${c.id}Ms`] = median(c.id);
+    for (const c of COMMANDS) {
+      out.metrics[`cli.${c.id}Ms`] = median(c.id);
+      const vsFloor = ratio(median(c.id), floor);
+      if (c.id !== 'floor' && Number.isFinite(vsFloor)) out.metrics[`cli.${c.id}VsFloor`] = vsFloor;
+    }
     out.notes.push(
       'Each sample is a new process of the installed bin on the built package (`node bin/isocode.js …`, the built-in demo tools). `run` forks its sandbox worker before it loads the library (the runtime adopts it) and, with typecheck on, starts the native checker process while it opens the runtime. The floor is `node -e 0` in the same rounds, so the ratio holds when the machine is loaded.',
     );

@@ -4,9 +4,9 @@
  * and the first run), reported separately from warm latency.
  */
 import { fileURLToPath } from 'node:url';
-import { summarize } from '../lib/stats.js';
+import { ratio, summarize } from '../lib/stats.js';
 import type { Scenario, ScenarioOutput, Table } from '../lib/types.js';
-import { spawnBenchChild } from './child.js';
+import { NODE_FLOOR_ARGS, spawnBenchChild, timeSpawnToExit } from './child.js';
 import type { ColdSample } from './cold-child.js';
 
 const CHILD = fileURLToPath(new URL('./cold-child.ts', import.meta.url));
@@ -38,9 +38,17 @@ export const coldScenario: Scenario = {
       : ctx.engines;
     const samples = new Map<string, Spawned[]>(engines.map((f) => [f.name, []]));
     const rounds = ctx.budget.coldSamples;
-    ctx.progress.start('cold start', rounds * engines.length);
-    // Round-robin over engines so machine load drifts evenly over all of them.
+    const floor: number[] = [];
+    ctx.progress.start('cold start', rounds * (engines.length + 1));
+    // Round-robin over engines so machine load drifts evenly over all of them; `node -e 0` in each
+    // round is the floor the first-run target is a ratio to.
     for (let round = 0; round < rounds; round++) {
+      try {
+        floor.push(await timeSpawnToExit(NODE_FLOOR_ARGS));
+      } catch (error) {
+        out.failures.push(`node -e 0: ${(error as Error).message}`);
+      }
+      ctx.progress.tick();
       for (const factory of engines) {
         const result = await spawnChild(factory.name);
         samples.get(factory.name)?.push(result);
@@ -48,8 +56,10 @@ export const coldScenario: Scenario = {
       }
     }
     ctx.progress.done();
+    const floorMs = summarize(floor).median;
+    if (Number.isFinite(floorMs)) out.metrics['cold.floorMs'] = floorMs;
     const table: Table = {
-      title: `Cold start, ${SDK_SIZE}-tool SDK (median of ${rounds} fresh processes, ms)`,
+      title: `Cold start, ${SDK_SIZE}-tool SDK (median of ${rounds} fresh processes, ms; node -e 0 ${floorMs.toFixed(1)} ms in the same rounds)`,
       columns: [
         'engine',
         'import',
@@ -60,6 +70,7 @@ export const coldScenario: Scenario = {
         'second run',
         'process uptime at first result',
         'spawn to exit',
+        'setup + first run ÷ node -e 0',
       ],
       rows: [],
     };
@@ -80,6 +91,8 @@ export const coldScenario: Scenario = {
       const total = med((s) => s.totalMs);
       const setupAndFirst = med((s) => s.setupMs + s.firstRunMs);
       out.metrics[`cold.${factory.name}.firstRunMs`] = setupAndFirst;
+      const vsFloor = ratio(setupAndFirst, floorMs);
+      if (Number.isFinite(vsFloor)) out.metrics[`cold.${factory.name}.firstRunVsFloor`] = vsFloor;
       out.metrics[`cold.${factory.name}.withImportMs`] = total;
       out.metrics[`cold.${factory.name}.processMs`] = wall;
       out.metrics[`cold.${factory.name}.setupMs`] = med((s) => s.setupMs);
@@ -94,6 +107,7 @@ export const coldScenario: Scenario = {
         med((s) => s.secondRunMs),
         med((s) => s.uptimeMs),
         wall,
+        vsFloor,
       ]);
     }
     out.tables.push(table);

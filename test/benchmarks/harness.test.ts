@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { quantile, ratio, summarize } from '../../benchmarks/lib/stats.js';
 import { lineChart } from '../../benchmarks/lib/svg-chart.js';
+import { explainMisses } from '../../benchmarks/lib/explain.js';
 import { evaluateTargets, TARGETS } from '../../benchmarks/lib/targets.js';
+import type { Environment } from '../../benchmarks/lib/types.js';
 
 describe('benchmark statistics', () => {
   it('quantiles interpolate between closest ranks (type 7)', () => {
@@ -35,6 +37,43 @@ describe('targets and charts', () => {
     expect(evaluateTargets({ [first.metric]: good })[0]).toMatchObject({ status: 'met' });
     expect(evaluateTargets({ [first.metric]: bad })[0]).toMatchObject({ status: 'missed' });
     expect(evaluateTargets({})[0]).toMatchObject({ status: 'not measured' });
+  });
+
+  it('every target says how it is derived, and a missed ratio is explained against its own limit', () => {
+    for (const t of TARGETS) expect(t.derivation, t.id).toMatch(/^issues? \d+/);
+    // Issue 28's like-for-like and first-run targets are ratios measured in one run.
+    for (const id of ['vs-run', 'vs-workerd', 'vs-worker', 'vs-node-vm', 'cold-start'])
+      expect(TARGETS.find((t) => t.id === id)?.unit, id).toBe('×');
+    const metrics = {
+      'baselines.run.vsNocheck': 2,
+      'baselines.run.p50Ms': 8,
+      'baselines.isocode-nocheck.p50Ms': 4,
+      'cold.isocode.firstRunVsFloor': 10,
+      'cold.floorMs': 100,
+      'cold.isocode.setupMs': 900,
+      'cold.isocode.firstProgramMs': 100,
+    };
+    const environment: Environment = {
+      cpuModel: 'x',
+      cores: 2,
+      availableParallelism: 2,
+      totalMemoryBytes: 1,
+      os: 'x',
+      node: 'x',
+      v8: 'x',
+      packages: {},
+      gitCommit: null,
+      ci: false,
+      loadAverage: { start: 0, end: 0 },
+    };
+    const lines = explainMisses(evaluateTargets(metrics), metrics, environment);
+    const limit = (id: string): number => TARGETS.find((t) => t.id === id)!.limit;
+    expect(lines.find((l) => l.startsWith('Like for like (typecheck off): run'))).toContain(
+      `at or under ${(8 / limit('vs-run')).toFixed(2)} ms`,
+    );
+    expect(lines.find((l) => l.startsWith('First run_code'))).toContain(
+      `at or under ${(100 * limit('cold-start')).toFixed(0)} ms (node -e 0 took 100 ms`,
+    );
   });
 
   it('draws a line chart as standalone SVG with one path per series', () => {
