@@ -6,8 +6,8 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 
-/** The children of `pid`: from /proc/<pid>/task/<pid>/children, else by a scan of every ppid. */
-function children(pid: number): number[] {
+/** The pids /proc/<pid>/task/<pid>/children lists (undefined: a kernel without CONFIG_PROC_CHILDREN). */
+function listedChildren(pid: number): number[] | undefined {
   try {
     return readFileSync(`/proc/${pid}/task/${pid}/children`, 'latin1')
       .trim()
@@ -15,24 +15,39 @@ function children(pid: number): number[] {
       .filter((s) => s !== '')
       .map(Number);
   } catch {
-    // a kernel without CONFIG_PROC_CHILDREN
+    return undefined;
   }
+}
+
+/** Every process whose parent is `pid`, by a scan of /proc. */
+function scannedChildren(pid: number): number[] {
   const out: number[] = [];
   try {
     for (const entry of readdirSync('/proc')) {
       if (!/^\d+$/.test(entry)) continue;
-      try {
-        const stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
-        if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid)
-          out.push(Number(entry));
-      } catch {
-        // gone meanwhile
-      }
+      const parent = stat(Number(entry))?.ppid;
+      if (parent === pid) out.push(Number(entry));
     }
   } catch {
     // no /proc
   }
   return out;
+}
+
+/** The children of `pid` (the cheap list, else the scan). */
+function children(pid: number): number[] {
+  return listedChildren(pid) ?? scannedChildren(pid);
+}
+
+/** State letter and parent of `pid` from /proc/<pid>/stat; undefined once it is gone. */
+function stat(pid: number): { state: string; ppid: number } | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const [state = '', ppid = ''] = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    return { state, ppid: Number(ppid) };
+  } catch {
+    return undefined;
+  }
 }
 
 function command(pid: number): string | undefined {
@@ -75,10 +90,36 @@ export function killWalled(
   }
 }
 
+/** Stopped, traced, dead or gone: a process in none of these states may still fork. */
+const STILL = new Set(['T', 't', 'Z', 'X', 'x']);
+/** How long {@link killTree} waits for one process to stop (one in uninterruptible sleep can take a while). */
+const STOP_WAIT_MS = 1_000;
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/** Waits (blocking, up to {@link STOP_WAIT_MS}) until `pid` is stopped or gone. */
+function untilStill(pid: number): void {
+  const deadline = Date.now() + STOP_WAIT_MS;
+  for (let spins = 0; ; spins++) {
+    const state = stat(pid)?.state;
+    if (state === undefined || STILL.has(state) || Date.now() > deadline) return;
+    // The first checks come back at once (a signal is delivered within microseconds); then 1 ms.
+    if (spins > 20) Atomics.wait(pause, 0, 0, 1);
+  }
+}
+
 /**
  * Kills process `root` and every process below it, with no window for one to escape: each level
- * is stopped (SIGSTOP) before its children are read, so none of them can fork a new child meanwhile
- * (a fork racing the signal is either listed already or aborted by the kernel), then all are killed.
+ * is stopped (SIGSTOP) and seen stopped before its children are listed, so none of them can fork a
+ * new child meanwhile, then all are killed.
+ *
+ * Seen stopped, not only signalled: `kill` only queues SIGSTOP, and since Linux 5.1 a signal sent to
+ * one process no longer aborts a `fork`/`clone` it is in the middle of — the child appears once the
+ * call returns, after a list read right after the signal (a loaded run of test/wall's early-kill test:
+ * bubblewrap's sandbox PID 1, created just then, lived on holding the child's pipes). A stopped
+ * process is never inside `clone`. (proc(5) also says a child exiting while the children file is
+ * read can hide a sibling; no process of this tree has a short-lived child, and the scan by parent
+ * that would cover it costs ~17 ms of the host's thread per process at 90 processes, so it stays the
+ * fallback for kernels without the file.)
  *
  * Killing only the command and bubblewrap relied on `--die-with-parent` and the PID namespace for
  * the rest, and that left a race: a worker killed while bubblewrap was still setting up (a
@@ -91,7 +132,7 @@ export function killTree(root: number): void {
   const seen = new Set<number>();
   let level = [root];
   for (let depth = 0; level.length > 0 && depth < 16; depth++) {
-    const next: number[] = [];
+    const next = new Set<number>();
     for (const pid of level) {
       if (seen.has(pid)) continue;
       seen.add(pid);
@@ -100,9 +141,10 @@ export function killTree(root: number): void {
       } catch {
         continue; // gone
       }
-      next.push(...children(pid));
+      untilStill(pid);
+      for (const child of children(pid)) next.add(child);
     }
-    level = next;
+    level = [...next];
   }
   for (const pid of seen)
     try {
