@@ -17,6 +17,17 @@ export interface PgClientOptions {
   connectTimeoutMs?: number | undefined;
 }
 
+/**
+ * Ends a client we no longer use. Its own listeners go, but an `error` listener stays: `pg` emits a
+ * connection's errors (a server shutting down sends FATAL 57P01) on the client, and an `error` event
+ * with no listener is an uncaught exception that would end the host.
+ */
+function discard(client: Pg.Client): Promise<void> {
+  client.removeAllListeners();
+  client.on('error', () => undefined);
+  return client.end().catch(() => undefined);
+}
+
 /** Connects a pool to a PostgreSQL server (lazily: the first query connects). */
 export function openPgClient(options: PgClientOptions): SqlClient {
   // pg is an optional peer (decision 038): loaded when a PostgreSQL store is opened.
@@ -60,8 +71,7 @@ export function openPgClient(options: PgClientOptions): SqlClient {
         for (const channel of handlers.keys())
           await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
       } catch (error) {
-        client.removeAllListeners();
-        void client.end().catch(() => undefined);
+        void discard(client);
         throw error;
       } finally {
         connecting = undefined;
@@ -95,6 +105,14 @@ export function openPgClient(options: PgClientOptions): SqlClient {
     query,
     transaction: async (fn) => {
       const client = await pool.connect();
+      // The pool listens for errors only while a client is idle: checked out, a connection error
+      // between two queries (the server stopped, the backend terminated) is emitted on the client.
+      // Kept, it fails the next query; the client then leaves the pool instead of going back to it.
+      let broken = false;
+      const onError = (): void => {
+        broken = true;
+      };
+      client.on('error', onError);
       try {
         await client.query('BEGIN');
         const result = await fn(
@@ -107,7 +125,9 @@ export function openPgClient(options: PgClientOptions): SqlClient {
         await client.query('ROLLBACK').catch(() => undefined);
         throw error;
       } finally {
-        client.release();
+        // A broken client keeps the listener: it is ended, and may still report its socket's end.
+        if (!broken) client.removeListener('error', onError);
+        client.release(broken);
       }
     },
     listen: async (channel, onNotify) => {
@@ -133,8 +153,7 @@ export function openPgClient(options: PgClientOptions): SqlClient {
       closed = true;
       clearTimeout(retry);
       const client = listener ?? (await connecting?.catch(() => undefined));
-      client?.removeAllListeners();
-      await client?.end().catch(() => undefined);
+      if (client) await discard(client);
       await pool.end();
     },
   };
