@@ -114,8 +114,9 @@ function untilStill(pid: number): void {
  *
  * Seen stopped, not only signalled: `kill` only queues SIGSTOP, and since Linux 5.1 a signal sent to
  * one process no longer aborts a `fork`/`clone` it is in the middle of — the child appears once the
- * call returns, after a list read right after the signal (a loaded run of test/wall's early-kill test:
- * bubblewrap's sandbox PID 1, created just then, lived on holding the child's pipes). A stopped
+ * call returns, after a list read right after the signal (the likely cause of one loaded run of
+ * test/wall's early-kill test, whose child never closed: a process created just then holding its
+ * pipes). A stopped
  * process is never inside `clone`. (proc(5) also says a child exiting while the children file is
  * read can hide a sibling; no process of this tree has a short-lived child, and the scan by parent
  * that would cover it costs ~17 ms of the host's thread per process at 90 processes, so it stays the
