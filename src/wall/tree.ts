@@ -92,8 +92,12 @@ export function killWalled(
 
 /** Stopped, traced, dead or gone: a process in none of these states may still fork. */
 const STILL = new Set(['T', 't', 'Z', 'X', 'x']);
-/** How long {@link killTree} waits for one process to stop (one in uninterruptible sleep can take a while). */
-const STOP_WAIT_MS = 1_000;
+/**
+ * How long {@link killTree} waits for one process to stop. The wait blocks the host's thread, and a
+ * process in uninterruptible sleep (a worker under memory pressure) stops late: past this, the level is
+ * listed as it is (a `clone` takes well under it).
+ */
+const STOP_WAIT_MS = 100;
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
 /** Waits (blocking, up to {@link STOP_WAIT_MS}) until `pid` is stopped or gone. */
