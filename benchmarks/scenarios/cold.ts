@@ -59,7 +59,7 @@ export const coldScenario: Scenario = {
     const floorMs = summarize(floor).median;
     if (Number.isFinite(floorMs)) out.metrics['cold.floorMs'] = floorMs;
     const table: Table = {
-      title: `Cold start, ${SDK_SIZE}-tool SDK (median of ${rounds} fresh processes, ms; node -e 0 ${floorMs.toFixed(1)} ms in the same rounds)`,
+      title: `Cold start, ${SDK_SIZE}-tool SDK (median of ${rounds} fresh processes, ms${Number.isFinite(floorMs) ? `; node -e 0 ${floorMs.toFixed(1)} ms in the same rounds` : ''})`,
       columns: [
         'engine',
         'import',
