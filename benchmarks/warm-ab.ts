@@ -5,7 +5,8 @@
  *
  * (e.g. `git worktree add --detach /tmp/before <commit>` with `node_modules` linked). A checkout may
  * be followed by `:` and JSON merged into `codeMode` (`.:{"workers":{"maxRunsPerWorker":5000}}`), to
- * compare options of one checkout. Each runtime
+ * compare options of one checkout. `--built` loads each checkout's `dist/` (build both first) instead of
+ * its sources through tsx. Each runtime
  * runs the realistic 3-call program of scenario 2 against the 50-tool catalog, with type-checking on
  * and off (sandbox worker processes, as shipped), round by round in alternating order so that the
  * machine's load hits both alike:
@@ -19,8 +20,8 @@
  * so it is the cost of one runtime's runs while the other is idle. Prints medians and B ÷ A.
  */
 import { parseArgs } from 'node:util';
-import { readdirSync, readFileSync } from 'node:fs';
 import { catalogTools, importCheckout, type CheckoutRuntime } from './lib/checkout.js';
+import { treeCpuMs } from './lib/processes.js';
 import { buildCatalog } from './scenarios/catalog.js';
 import { REALISTIC_PROGRAM } from './scenarios/programs.js';
 
@@ -36,6 +37,7 @@ const { values, positionals } = parseArgs({
     checks: { type: 'string', default: 'on,off' },
     programs: { type: 'string', default: 'same,unique' },
     modes: { type: 'string', default: 'seq,c8' },
+    built: { type: 'boolean', default: false },
   },
 });
 if (positionals.length === 0) {
@@ -58,7 +60,7 @@ async function open(spec: string, typecheck: boolean): Promise<Runtime> {
   const colon = spec.indexOf(':');
   const root = colon < 0 ? spec : spec.slice(0, colon);
   const extra = colon < 0 ? {} : (JSON.parse(spec.slice(colon + 1)) as Record<string, unknown>);
-  const mod = await importCheckout(root);
+  const mod = await importCheckout(root, values.built);
   const tools = catalogTools(mod, buildCatalog(50));
   return mod.createRuntime({
     tools,
@@ -81,38 +83,6 @@ async function once(rt: Runtime, kind: 'same' | 'unique'): Promise<void> {
     { scope: 'c' },
   );
   if (!out.ok) throw new Error(`run failed: ${out.error?.message ?? '?'}`);
-}
-
-/** `/proc/<pid>/stat`: parent and CPU ms of the process and of its children it has reaped. */
-function stat(pid: string): { ppid: number; cpuMs: number } | undefined {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(f[i]), 0);
-    return { ppid: Number(f[1]), cpuMs: ticks * 10 };
-  } catch {
-    return undefined;
-  }
-}
-
-/** CPU ms of this process tree: this process, its live descendants, and every exited child. */
-function treeCpuMs(): number {
-  const children = new Map<number, string[]>();
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    const s = stat(pid);
-    if (s === undefined) continue;
-    const list = children.get(s.ppid) ?? [];
-    list.push(pid);
-    children.set(s.ppid, list);
-  }
-  let total = 0;
-  const queue = [String(process.pid)];
-  for (let pid = queue.pop(); pid !== undefined; pid = queue.pop()) {
-    total += stat(pid)?.cpuMs ?? 0;
-    queue.push(...(children.get(Number(pid)) ?? []));
-  }
-  return total;
 }
 
 interface Cell {

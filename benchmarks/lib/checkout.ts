@@ -22,9 +22,13 @@ export interface CheckoutModule {
   createRuntime(options: unknown): Promise<CheckoutRuntime>;
 }
 
-/** Imports `src/index.ts` of the checkout at `root` (run under tsx). */
-export async function importCheckout(root: string): Promise<CheckoutModule> {
-  return (await import(pathToFileURL(resolve(root, 'src/index.ts')).href)) as CheckoutModule;
+/**
+ * Imports `src/index.ts` of the checkout at `root` (run under tsx; its sandbox workers run from
+ * sources too), or with `built` its `dist/index.js` (what a user installs: build it first).
+ */
+export async function importCheckout(root: string, built = false): Promise<CheckoutModule> {
+  const entry = built ? 'dist/index.js' : 'src/index.ts';
+  return (await import(pathToFileURL(resolve(root, entry)).href)) as CheckoutModule;
 }
 
 /** The catalog's tools as `defineTool` definitions of `mod`. */

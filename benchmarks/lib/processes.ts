@@ -87,3 +87,37 @@ export function descendantUsage(): DescendantUsage | undefined {
   }
   return usage;
 }
+
+/**
+ * CPU ms of this process tree so far: this process, its live descendants, and every child that
+ * exited and was reaped (`/proc/<pid>/stat` utime + stime + cutime + cstime of each live process).
+ * A difference of two readings is what the tree spent between them, replaced workers included.
+ */
+export function treeCpuMs(): number {
+  const stats = new Map<number, { ppid: number; ticks: number }>();
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return NaN;
+  }
+  for (const pid of pids) {
+    try {
+      const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+      const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(f[i] ?? 0), 0);
+      stats.set(Number(pid), { ppid: Number(f[1]), ticks });
+    } catch {
+      // exited meanwhile
+    }
+  }
+  const children = new Map<number, number[]>();
+  for (const [pid, { ppid }] of stats) children.set(ppid, [...(children.get(ppid) ?? []), pid]);
+  let ticks = 0;
+  const queue = [process.pid];
+  for (let pid = queue.pop(); pid !== undefined; pid = queue.pop()) {
+    ticks += stats.get(pid)?.ticks ?? 0;
+    queue.push(...(children.get(pid) ?? []));
+  }
+  return (ticks * 1000) / CLOCK_TICKS;
+}
