@@ -47,7 +47,7 @@ export interface WorkerPoolOptions {
   monitorIntervalMs?: number | undefined;
   /**
    * Runs one worker serves before it is replaced by a fresh process.
-   * @default 500
+   * @default 2000
    */
   maxRunsPerWorker?: number | undefined;
 }
@@ -142,7 +142,7 @@ export class WorkerPool {
     this.totalBudget =
       positive('totalRssBudgetMb', options.totalRssBudgetMb ?? this.maxWorkers * rssMb, 64) * MIB;
     this.interval = positive('monitorIntervalMs', options.monitorIntervalMs ?? 50, 5);
-    this.maxRuns = positive('maxRunsPerWorker', options.maxRunsPerWorker ?? 500);
+    this.maxRuns = positive('maxRunsPerWorker', options.maxRunsPerWorker ?? 2000);
   }
 
   /** Starts the spare workers and waits until they are ready. */
