@@ -33,6 +33,7 @@ import {
   type ProgramHost,
   type ProgramHostStats,
   type ProgramSlot,
+  type SlotRun,
 } from './program-host.js';
 import { recordingDispatch } from './call-record.js';
 import { resolveWall, type WallMode, type WallStatus } from '../wall/wall.js';
@@ -217,27 +218,12 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
     const notes = unfenced ? [FENCE_NOTE] : [];
     const { slot, done } = await claim(ctx.scope, ctx.signal, ctx.reserved);
     try {
-      const tq = performance.now();
-      const transpiled = await slot.transpile(code);
-      const t1 = performance.now();
-      if (!transpiled.ok) {
-        if ('crashed' in transpiled)
-          throw failure('crashed', transpiled.crashed, { logs, calls }, notes);
-        throw failure(
-          'syntax',
-          `the program does not parse:\n${formatDiagnostics(transpiled.diagnostics, { program: code })}`,
-          { logs, calls, diagnostics: detailsDiagnostics(transpiled.diagnostics) },
-          notes,
-        );
-      }
       const sdk = ctx.sdk();
-      const typecheckMs = checker ? await typeCheck(code, sdk, ctx, logs, calls, notes) : 0;
-      const t2 = performance.now();
-      const dispatch = recordingDispatch(ctx, calls);
       // The host time its calls cause is the run's: past `hostMs` the run is ended (host-meter.ts).
       const overHost = new AbortController();
       const meter = new HostMeter(limits.hostMs, () => overHost.abort());
-      const outcome: RunOutcome = await slot.run({
+      const dispatch = recordingDispatch(ctx, calls);
+      const request: SlotRun = {
         bindings: sdk.bindings,
         limits,
         signal: AbortSignal.any([ctx.signal, overHost.signal]),
@@ -251,7 +237,25 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
               : { ok: false, code: r.error.code, message: r.error.message };
           }),
         onLog: (entry) => ctx.emit({ type: 'log', level: entry.level, text: entry.text }),
-      });
+      };
+      const tq = performance.now();
+      // Nothing to do between transpile and run without a check: one message does both.
+      const started = checker ? undefined : slot.transpileAndRun(code, request);
+      const transpiled = await (started?.verdict ?? slot.transpile(code));
+      const t1 = performance.now();
+      if (!transpiled.ok) {
+        if ('crashed' in transpiled)
+          throw failure('crashed', transpiled.crashed, { logs, calls }, notes);
+        throw failure(
+          'syntax',
+          `the program does not parse:\n${formatDiagnostics(transpiled.diagnostics, { program: code })}`,
+          { logs, calls, diagnostics: detailsDiagnostics(transpiled.diagnostics) },
+          notes,
+        );
+      }
+      const typecheckMs = checker ? await typeCheck(code, sdk, ctx, logs, calls, notes) : 0;
+      const t2 = performance.now();
+      const outcome: RunOutcome = (started && (await started.outcome)) ?? (await slot.run(request));
       logs.push(...outcome.logs);
       const timings: RunTimings = {
         queueMs: tq - t0,

@@ -9,6 +9,7 @@ import { transpileGuarded } from '../compile/guarded-transpile.js';
 import type { Diagnostic, TranspileResult } from '../compile/types.js';
 import { SandboxPool, type SandboxPoolOptions } from '../sandbox/index.js';
 import type { RunOutcome, RunRequest, SandboxLimits } from '../sandbox/types.js';
+import type { WorkerRun } from '../sandbox/worker/handle.js';
 import {
   WorkerPool,
   type WorkerPoolOptions,
@@ -21,14 +22,24 @@ import type { Wall } from '../wall/wall.js';
 export type TranspileVerdict =
   { ok: true } | { ok: false; diagnostics: Diagnostic[] } | { ok: false; crashed: string };
 
+/** A run as a slot takes it: the program is the one transpiled there. */
+export type SlotRun = Omit<RunRequest, 'js' | 'mapPosition'> & { limits: SandboxLimits };
+
 /** One run's claim on a program host. */
 export interface ProgramSlot {
   /** Transpiles `code` where it will run. */
   transpile(code: string): Promise<TranspileVerdict>;
   /** Runs the program of the last successful {@link transpile}. Never rejects. */
-  run(
-    request: Omit<RunRequest, 'js' | 'mapPosition'> & { limits: SandboxLimits },
-  ): Promise<RunOutcome>;
+  run(request: SlotRun): Promise<RunOutcome>;
+  /**
+   * Transpiles `code` and, when it transpiled, runs it at once — for a run with nothing to do in
+   * between (no type-check): a sandbox worker gets both in one message, not two round trips.
+   * `verdict` settles first; `outcome` is undefined when the program did not transpile. Never rejects.
+   */
+  transpileAndRun(
+    code: string,
+    request: SlotRun,
+  ): { verdict: Promise<TranspileVerdict>; outcome: Promise<RunOutcome | undefined> };
   /** Gives the slot back (idempotent). */
   release(): void;
 }
@@ -64,7 +75,22 @@ export function workerHost(
       let program: number | undefined;
       let released = false;
       let lastOutcome: RunOutcome | undefined;
-      return {
+      const crashedTwice: TranspileVerdict = {
+        ok: false,
+        crashed:
+          'the sandbox process crashed while transpiling the program, twice (very deeply nested code can do that: flatten it)',
+      };
+      const workerRun = (request: SlotRun): WorkerRun => ({
+        bindings: request.bindings,
+        limits: request.limits,
+        partition,
+        dispatch: request.dispatch,
+        signal: request.signal,
+        onLog: request.onLog,
+        durable: request.durable,
+        clock: request.clock,
+      });
+      const slot: ProgramSlot = {
         async transpile(code) {
           program = undefined;
           let reply = await worker.transpile(code);
@@ -75,30 +101,37 @@ export function workerHost(
             worker = await pool.lease(partition);
             reply = await worker.transpile(code);
           }
-          if (reply === undefined)
-            return {
-              ok: false,
-              crashed:
-                'the sandbox process crashed while transpiling the program, twice (very deeply nested code can do that: flatten it)',
-            };
+          if (reply === undefined) return crashedTwice;
           if (!reply.verdict.ok) return { ok: false, diagnostics: reply.verdict.diagnostics };
           program = reply.program;
           return { ok: true };
         },
         async run(request) {
           if (program === undefined) throw new Error('no transpiled program');
-          const outcome = await worker.run(program, {
-            bindings: request.bindings,
-            limits: request.limits,
-            partition,
-            dispatch: request.dispatch,
-            signal: request.signal,
-            onLog: request.onLog,
-            durable: request.durable,
-            clock: request.clock,
-          });
+          const outcome = await worker.run(program, workerRun(request));
           lastOutcome = outcome;
           return outcome;
+        },
+        transpileAndRun(code, request) {
+          program = undefined;
+          const first = worker.transpileAndRun(code, workerRun(request));
+          // The worker died while transpiling: the two-step path on a fresh worker tells a
+          // program that crashes the parser from a process lost for another reason (as transpile).
+          const retried = first.verdict.then((reply) =>
+            reply === undefined ? slot.transpile(code) : undefined,
+          );
+          const verdict = first.verdict.then(async (reply): Promise<TranspileVerdict> => {
+            if (reply === undefined) return (await retried) ?? crashedTwice;
+            return reply.ok ? { ok: true } : { ok: false, diagnostics: reply.diagnostics };
+          });
+          const outcome = verdict.then(async (v): Promise<RunOutcome | undefined> => {
+            if (!v.ok) return undefined;
+            const out =
+              (await retried) === undefined ? await first.outcome : await slot.run(request);
+            lastOutcome = out;
+            return out;
+          });
+          return { verdict, outcome };
         },
         release() {
           if (released) return;
@@ -106,6 +139,7 @@ export function workerHost(
           pool.release(worker, lastOutcome);
         },
       };
+      return slot;
     },
     warmup: () => pool.warmup(),
     close: () => pool.close(),
@@ -121,7 +155,7 @@ export function inProcessHost(options: SandboxPoolOptions, capacity: number): Pr
     // eslint-disable-next-line @typescript-eslint/require-await
     async slot(partition) {
       let program: (TranspileResult & { ok: true }) | undefined;
-      return {
+      const slot: ProgramSlot = {
         // eslint-disable-next-line @typescript-eslint/require-await
         async transpile(code) {
           const result = transpileGuarded(code);
@@ -138,8 +172,14 @@ export function inProcessHost(options: SandboxPoolOptions, capacity: number): Pr
             partition,
           });
         },
+        transpileAndRun(code, request) {
+          const verdict = slot.transpile(code);
+          const outcome = verdict.then((v) => (v.ok ? slot.run(request) : undefined));
+          return { verdict, outcome };
+        },
         release() {},
       };
+      return slot;
     },
     warmup: () => pool.warmup(),
     close: () => pool.close(),

@@ -139,6 +139,35 @@ return settled.filter((s) => s.status === 'rejected').map((s) => ((s as PromiseR
   });
 });
 
+describe('transpile and run in one message (type-check off)', () => {
+  it('refuses a program that does not parse, then runs the next program on the same worker', async () => {
+    const ended = (): number => {
+      const w = workers();
+      return w === undefined ? NaN : w.crashed + Object.values(w.killed).reduce((a, b) => a + b, 0);
+    };
+    const before = ended();
+    for (let i = 0; i < 3; i++) {
+      const r = await runIn(rt, 'a', 'return 1 +;');
+      expect(kind(r)).toBe('syntax');
+      expect(value(r)).toMatch(/does not parse/);
+      expect(await benign(rt, 'a')).toBe('a');
+    }
+    // A program that did not transpile is not a failed run: its worker is kept.
+    expect(ended()).toBe(before);
+  });
+
+  it('runs a program on a fresh worker when its worker was lost just before the message', async () => {
+    expect(await benign(rt, 'a')).toBe('a');
+    const crashed = workers()?.crashed ?? 0;
+    // No turn of the event loop between the kills and the lease: the pool leases a worker it has
+    // not yet seen die, whose transpile-and-run never gets an answer.
+    for (const pid of runnerPids(rt)) process.kill(pid, 'SIGKILL');
+    expect(await benign(rt, 'a')).toBe('a');
+    expect((workers()?.crashed ?? 0) - crashed).toBeGreaterThanOrEqual(1);
+    expect(await benign(rt, 'b')).toBe('b');
+  });
+});
+
 function runnerPids(runtime: Runtime): number[] {
   return runtime.stats().runner?.sandbox.workers?.pids ?? [];
 }

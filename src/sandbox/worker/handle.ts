@@ -258,7 +258,44 @@ export class WorkerHandle {
 
   /** Runs the program transpiled as `program`. Never rejects. */
   run(program: number, request: WorkerRun): Promise<RunOutcome> {
+    return this.start(++this.nextId, program, request);
+  }
+
+  /**
+   * Transpiles `code` and runs it, in one message (no round trip between the two): `verdict` as
+   * {@link transpile}'s; when it is not `ok` nothing ran and `outcome` is not the program's.
+   * `outcome` never rejects.
+   */
+  transpileAndRun(
+    code: string,
+    request: WorkerRun,
+  ): { verdict: Promise<TranspileReply | undefined>; outcome: Promise<RunOutcome> } {
     const id = ++this.nextId;
+    const verdict = new Promise<TranspileReply | undefined>((resolve) => {
+      if (this.gone) {
+        resolve(undefined);
+        return;
+      }
+      const timer = setTimeout(() => this.kill('retired'), TRANSPILE_TIMEOUT_MS);
+      this.transpiles.set(id, (reply) => {
+        clearTimeout(timer);
+        // The worker sends nothing more for a program that did not transpile: the run ends here.
+        const run = this.active;
+        if (reply?.ok === false && run?.id === id && run.outcome === undefined) {
+          run.outcome = failedRun('internal', 'not run: the program did not transpile');
+          run.settle();
+        }
+        resolve(reply);
+      });
+    });
+    return { verdict, outcome: this.start(id, { code }, request) };
+  }
+
+  private start(
+    id: number,
+    program: number | { code: string },
+    request: WorkerRun,
+  ): Promise<RunOutcome> {
     const startedAt = performance.now();
     if (this.gone || this.active !== undefined)
       return Promise.resolve(failedRun('crashed', 'sandbox failure: the worker is not available'));

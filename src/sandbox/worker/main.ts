@@ -125,7 +125,8 @@ const runs = new Map<
   }
 >();
 
-function transpile(id: number, code: string): void {
+/** Transpiles `code` and answers `transpiled` under `id`; the program when it transpiled. */
+function transpile(id: number, code: string): (TranspileResult & { ok: true }) | undefined {
   let result: TranspileResult;
   try {
     result = transpileGuarded(code);
@@ -145,11 +146,28 @@ function transpile(id: number, code: string): void {
   }
   if (!result.ok) {
     send({ t: 'transpiled', id, verdict: { ok: false, diagnostics: result.diagnostics } });
-    return;
+    return undefined;
   }
-  programs.set(id, result);
-  for (const key of programs.keys()) if (programs.size > MAX_PROGRAMS) programs.delete(key);
   send({ t: 'transpiled', id, verdict: { ok: true, notes: [] } });
+  return result;
+}
+
+/** A transpiled program kept for the `run` that names it. */
+function keep(id: number, program: TranspileResult & { ok: true }): void {
+  programs.set(id, program);
+  for (const key of programs.keys()) if (programs.size > MAX_PROGRAMS) programs.delete(key);
+}
+
+/** The program a run names: one kept by id, or its text transpiled now. */
+function programOf(message: HostMessage & { t: 'run' }): {
+  program: (TranspileResult & { ok: true }) | undefined;
+  transpiled: boolean;
+} {
+  if (typeof message.program === 'object' && message.program !== null)
+    return { program: transpile(message.id, String(message.program.code)), transpiled: true };
+  const program = programs.get(message.program);
+  programs.delete(message.program);
+  return { program, transpiled: false };
 }
 
 const ABORTED_CALL: DispatchResult = {
@@ -170,9 +188,11 @@ function sendFailure(id: number, reason: string): void {
 
 async function run(message: HostMessage & { t: 'run' }): Promise<void> {
   const { id } = message;
-  const program = programs.get(message.program);
-  programs.delete(message.program);
+  // The tree first: the host counts it as sent, whether or not the program runs.
   const bindings = treeOf(message);
+  const { program, transpiled } = programOf(message);
+  // A program sent with its run that did not transpile: `transpiled` said so, and ended the run.
+  if (program === undefined && transpiled) return;
   if (program === undefined || bindings === undefined) {
     sendFailure(id, 'the worker lacks the program or its tools');
     return;
@@ -231,9 +251,11 @@ function onMessage(message: HostMessage): void {
   switch (message.t) {
     case 'init':
       return; // only the first counts
-    case 'transpile':
-      transpile(message.id, message.code);
+    case 'transpile': {
+      const program = transpile(message.id, message.code);
+      if (program !== undefined) keep(message.id, program);
       return;
+    }
     case 'run':
       void run(message);
       return;

@@ -48,8 +48,12 @@ export type HostMessage =
   | {
       t: 'run';
       id: number;
-      /** The id of the `transpile` whose program this runs (it must have succeeded). */
-      program: number;
+      /**
+       * The id of the `transpile` whose program this runs (it must have succeeded), or the program's
+       * text: the worker transpiles it first and answers `transpiled` under this run's `id`; a
+       * program that does not transpile does not run, and nothing more is sent for the run.
+       */
+      program: number | { code: string };
       /**
        * The `tools` tree: the list, the first time this worker sees `bindingsKey`; afterwards
        * only the key (the worker keeps the last few trees).
