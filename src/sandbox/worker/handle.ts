@@ -271,8 +271,10 @@ export class WorkerHandle {
     request: WorkerRun,
   ): { verdict: Promise<TranspileReply | undefined>; outcome: Promise<RunOutcome> } {
     const id = ++this.nextId;
+    // A worker that cannot take the run never answers: the verdict says so at once (undefined).
+    const refused = this.gone || this.active !== undefined;
     const verdict = new Promise<TranspileReply | undefined>((resolve) => {
-      if (this.gone) {
+      if (refused) {
         resolve(undefined);
         return;
       }
