@@ -48,8 +48,11 @@ function latency(metrics: Metrics, engine: string): string {
 }
 
 function throughput(metrics: Metrics, engine: string, cores: number): string {
-  const cpu = metrics[`throughput.c8.${engine}.cpuMsPerRun`];
-  const child = metrics[`throughput.c8.${engine}.childCpuMsPerRun`] ?? 0;
+  // The pass alone, where the scenario ran one (what the targets read), else the interleaved one.
+  const key =
+    metrics[`throughput.c8.${engine}.alone.cpuMsPerRun`] === undefined ? engine : `${engine}.alone`;
+  const cpu = metrics[`throughput.c8.${key}.cpuMsPerRun`];
+  const child = metrics[`throughput.c8.${key}.childCpuMsPerRun`] ?? 0;
   if (cpu === undefined) return '';
   const ceiling = (cores * 1000) / (cpu + child);
   return `CPU per run ${f(cpu)} ms in this process + ${f(child)} ms in child processes (sandbox workers and the checker): on ${cores} cores that caps throughput near ${f(ceiling, 0)} runs/s, so the cost is CPU per run, not concurrency.`;
@@ -104,13 +107,13 @@ const CLOSE: Readonly<Record<string, string>> = {
   'latency-check':
     'Decision 026: the native checker spends ~3 ms per check inside the compiler and its JSON-RPC client ~1.3 ms on the host; a checker that reuses the merged globals across snapshots would close most of it (a repeated program already answers from the check cache).',
   'vs-node-vm':
-    'Decision 026: ~5 ms of CPU per run across host and worker (a fresh context per run, calls into the isolate, IPC, GC); a startup snapshot of the bootstrap (benchmarks/snapshot-probe.ts: ~0.6 ms CPU less per context), one message for transpile-and-run, fewer worker restarts.',
+    "Decisions 026, 034 §6: ~6 ms of CPU per run across host and worker (a fresh context per run, the bootstrap and program scripts, calls into the isolate, GC, the refusal parse's JSON AST ~0.35 ms, IPC); levers left: a startup snapshot of the bootstrap (benchmarks/snapshot-probe.ts: ~0.6 ms CPU less per context), the refusal parse without a JSON AST.",
   'cold-start':
     "Decision 022 §3d: the sandbox worker's start (~170 ms), the checker's first SDK compile and the savings ledger's tokenizer (~130 ms, on the host thread); a snapshot of the worker's bootstrap and the tokenizer off the host's thread.",
   'throughput-check': 'Decision 026: the same CPU per run as the warm run with the check.',
   'throughput-nocheck': 'Decision 026: the same CPU per run as the warm run without the check.',
   'throughput-cpu':
-    "Decisions 026, 034: a fresh context per run, the calls into the isolate, the IPC both ways and GC in the worker; the host's executor stages and the savings ledger; levers: a startup snapshot of the bootstrap, fewer worker replacements (maxRunsPerWorker), one message for transpile-and-run.",
+    "Decisions 026, 034 §6: a fresh context per run, the bootstrap and program scripts, the calls into the isolate, GC and the refusal parse's JSON AST in the worker; the host's executor stages and the IPC both ways (maxRunsPerWorker 2000 and one message for transpile-and-run are built); levers left: a startup snapshot of the bootstrap, the refusal parse without a JSON AST.",
   'vs-worker': 'Decision 026: the warm-run levers (the fixed cost per run).',
   'vs-run': 'Decision 026: the warm-run levers (the fixed cost per run).',
   'vs-workerd': 'Decision 026: the warm-run levers (the fixed cost per run).',

@@ -52,6 +52,14 @@ describe('targets and charts', () => {
       'cold.floorMs': 100,
       'cold.isocode.setupMs': 900,
       'cold.isocode.firstProgramMs': 100,
+      // The throughput targets read the pass of the engine alone, and so does their explanation.
+      'throughput.c8.isocode-nocheck.runsPerSec': 150,
+      'throughput.c8.isocode-nocheck.cpuMsPerRun': 3,
+      'throughput.c8.isocode-nocheck.childCpuMsPerRun': 9,
+      'throughput.c8.isocode-nocheck.alone.runsPerSec': 250,
+      'throughput.c8.isocode-nocheck.alone.cpuMsPerRun': 2,
+      'throughput.c8.isocode-nocheck.alone.childCpuMsPerRun': 6,
+      'throughput.c8.isocode-nocheck.alone.totalCpuMsPerRun': 8,
     };
     const environment: Environment = {
       cpuModel: 'x',
@@ -70,6 +78,12 @@ describe('targets and charts', () => {
     const limit = (id: string): number => TARGETS.find((t) => t.id === id)!.limit;
     expect(lines.find((l) => l.startsWith('Like for like (typecheck off): run'))).toContain(
       `at or under ${(8 / limit('vs-run')).toFixed(2)} ms`,
+    );
+    const cpu = evaluateTargets(metrics).find((t) => t.id === 'throughput-cpu');
+    expect(cpu?.measured).toBe(8);
+    expect(evaluateTargets(metrics).find((t) => t.id === 'throughput-nocheck')?.measured).toBe(250);
+    expect(lines.find((l) => l.startsWith('CPU per run at concurrency 8'))).toContain(
+      'CPU per run 2.00 ms in this process + 6.00 ms in child processes',
     );
     expect(lines.find((l) => l.startsWith('First run_code'))).toContain(
       `at or under ${(100 * limit('cold-start')).toFixed(0)} ms (node -e 0 took 100 ms`,
