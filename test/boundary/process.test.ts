@@ -4,8 +4,9 @@
  */
 import { until } from '../sources/helpers.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Runtime } from '../../src/index.js';
-import { benign, kind, runIn, tenants, value } from './helpers.js';
+import { z } from 'zod';
+import { defineTool, type Runtime } from '../../src/index.js';
+import { benign, echo, kind, runIn, tenants, value } from './helpers.js';
 
 let rt: Runtime;
 const hostRss = (): number => process.memoryUsage.rss();
@@ -142,8 +143,22 @@ return settled.filter((s) => s.status === 'rejected').map((s) => ((s as PromiseR
 describe('transpile and run in one message (type-check off)', () => {
   // One worker and no spare: which process serves a run is known, and nothing else retires it.
   let one: Runtime;
+  let slowCalls = 0;
   beforeAll(async () => {
-    one = await tenants({ typecheck: 'off', workers: { maxWorkers: 1, spareWorkers: 0 } });
+    one = await tenants({ typecheck: 'off', workers: { maxWorkers: 1, spareWorkers: 0 } }, [
+      echo,
+      defineTool({
+        name: 'slow',
+        description: 'Answers when the run is aborted.',
+        input: z.object({}),
+        execute: (_args: object, ctx) => {
+          slowCalls += 1;
+          return new Promise((resolve) =>
+            ctx.signal.addEventListener('abort', () => resolve(null), { once: true }),
+          );
+        },
+      }),
+    ]);
   });
   afterAll(() => one.close());
   const pool = () => one.stats().runner?.sandbox.workers;
@@ -160,6 +175,30 @@ describe('transpile and run in one message (type-check off)', () => {
     // A program that did not transpile is not a failed run: its worker is kept.
     expect(runnerPids(one)).toHaveLength(1);
     expect(pool()?.spawned).toBe(1);
+  });
+
+  it('keeps the worker of a run aborted while it waited on a tool (a parked or cancelled run)', async () => {
+    expect(await benign(one, 'a')).toBe('a');
+    const [served] = runnerPids(one);
+    const spawned = pool()?.spawned;
+    for (let i = 0; i < 3; i++) {
+      const controller = new AbortController();
+      const pending = one.execute(
+        {
+          name: 'run_code',
+          args: { code: 'await tools.slow({}); return 1;', description: 'aborted' },
+        },
+        { scope: 'a', signal: controller.signal },
+      );
+      await until(() => slowCalls > i, 'the program to call the slow tool');
+      controller.abort();
+      const r = await pending;
+      expect(r.ok).toBe(false);
+      expect(await benign(one, 'a')).toBe('a');
+    }
+    // The worker reported each abort in time: it serves on, no process was started for it.
+    expect(runnerPids(one)).toEqual([served]);
+    expect(pool()?.spawned).toBe(spawned);
   });
 
   it('runs a program on a fresh worker when its worker was lost just before the message', async () => {

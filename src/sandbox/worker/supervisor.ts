@@ -92,9 +92,19 @@ function positive(name: string, value: number, min = 1): number {
   return value;
 }
 
-/** A clean end: the worker's isolate stopped by itself, and the worker may serve again. */
+/**
+ * A clean end: the worker's isolate stopped by itself, or on the host's abort the worker reported
+ * within its grace (a durable run that parks, a cancelled one: the worker disposes that isolate and
+ * is well; one that does not report in time is killed by its handle). The worker may serve again; a
+ * worker whose isolate keeps a core busy after the run is killed by the idle-burn check.
+ */
 function clean(outcome: RunOutcome): boolean {
-  return outcome.ok || outcome.kind === 'exception' || outcome.kind === 'invalid-output';
+  return (
+    outcome.ok ||
+    outcome.kind === 'exception' ||
+    outcome.kind === 'invalid-output' ||
+    outcome.kind === 'aborted'
+  );
 }
 
 /** Starts, hands out, watches and replaces sandbox worker processes. */
