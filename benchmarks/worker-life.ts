@@ -19,6 +19,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { catalogTools } from './lib/checkout.js';
+import { readStat } from './lib/processes.js';
 import { loadIsocode } from './engines/isocode.js';
 import { buildCatalog } from './scenarios/catalog.js';
 import { REALISTIC_PROGRAM } from './scenarios/programs.js';
@@ -35,17 +36,6 @@ const SLICE = Number(values.slice);
 const LIVES = values.lives.split(',').map(Number);
 /** Runs a worker serves before its RSS counts towards the growth line. */
 const SETTLE_RUNS = 500;
-
-/** CPU ms (user + system) of one process, NaN once it is gone. */
-function cpuMsOf(pid: number): number {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
-  } catch {
-    return NaN;
-  }
-}
 
 /** The process and its descendants, from `/proc/<pid>/task/<pid>/children`. */
 function treeOf(pid: number): number[] {
@@ -74,8 +64,8 @@ function workerCpuMeter(pids: () => number[]): { total(): number; stop(): void }
   const poll = (): void => {
     for (const root of pids())
       for (const pid of treeOf(root)) {
-        const ms = cpuMsOf(pid);
-        if (!Number.isNaN(ms)) seen.set(pid, Math.max(ms, seen.get(pid) ?? 0));
+        const ms = readStat(String(pid))?.cpuMs;
+        if (ms !== undefined) seen.set(pid, Math.max(ms, seen.get(pid) ?? 0));
       }
   };
   const timer = setInterval(poll, 20);

@@ -13,7 +13,8 @@ interface ProcStat {
   cpuMs: number;
 }
 
-function readStat(pid: string): ProcStat | undefined {
+/** A process's parent and CPU ms (user + system) from `/proc/<pid>/stat`; undefined once it is gone. */
+export function readStat(pid: string): ProcStat | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so split after the last ')'.
