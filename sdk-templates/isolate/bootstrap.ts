@@ -17,8 +17,14 @@ import { ToolCallError } from './errors.js';
 import { installWebGlobals } from './globals.js';
 import { createSend, createWire, type HostRef, type Send, type Wire } from './host-ref.js';
 import { callTrace, durable, installClock, startTape } from './durable.js';
-import { lockdown } from './lockdown.js';
-import { OUTCOME, OUTCOME_SEPARATOR, PROGRAM_HOOK, type RunLimits } from './protocol.js';
+import { lockdown, relock } from './lockdown.js';
+import {
+  OUTCOME,
+  OUTCOME_SEPARATOR,
+  PROGRAM_HOOK,
+  SNAPSHOT_CLAIM,
+  type RunLimits,
+} from './protocol.js';
 import { JSONParse, ObjectCreate, ObjectDefineProperty, stringSlice } from './primordials.js';
 import { createRunner, sendOutcome } from './runner.js';
 import { buildTools } from './tools.js';
@@ -40,6 +46,35 @@ export function prepare(): typeof entry {
   // Guest code scheduled by the collector (FinalizationRegistry callbacks) never runs once the
   // program has settled: the isolate may serve the next run by then.
   lockdown(() => wire !== undefined && wire.closed);
+  return entry;
+}
+
+/**
+ * The bootstrap of a V8 startup snapshot: {@link prepare} runs while the snapshot is taken, and the
+ * context it captures keeps {@link claim} on the global, non-enumerable, until a context made from
+ * the snapshot claims it (no guest code has run in that context yet).
+ */
+export function prepareSnapshot(): void {
+  prepare();
+  ObjectDefineProperty(globalThis, SNAPSHOT_CLAIM, {
+    value: claim,
+    writable: false,
+    enumerable: false,
+    configurable: true,
+  });
+}
+
+/**
+ * Run once in each context deserialized from the snapshot, before anything else: removes itself
+ * from the global, deletes again what V8 re-installs on deserialization (`relock`), and returns
+ * {@link entry}. Throws (and the context is not used) if any of it does not take effect.
+ */
+function claim(): typeof entry {
+  const global = globalThis as unknown as Record<string, unknown>;
+  if (!delete global[SNAPSHOT_CLAIM] || SNAPSHOT_CLAIM in global)
+    throw new Error('claim: cannot remove the claim');
+  if (wire !== undefined) throw new Error('claim: the context is already used');
+  relock();
   return entry;
 }
 

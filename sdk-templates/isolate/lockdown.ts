@@ -99,12 +99,14 @@ function guardFinalizationRegistry(
 }
 
 /**
- * Applies the hardening to `globalThis`; throws if any step did not take effect.
- * @param isRunOver true once the context's run has settled (FinalizationRegistry callbacks stop)
+ * Deletes again what {@link lockdown} deleted and the engine put back: V8 installs `WebAssembly` and
+ * `SharedArrayBuffer` on a context it deserializes from a startup snapshot, after the snapshot's
+ * own lockdown ran (docs/decisions/004-isolate-strategy.md, 039). Everything else the lockdown did
+ * (replaced constructors, read-only properties) is object state the snapshot keeps. Throws if a
+ * removal does not take effect.
  */
-export function lockdown(isRunOver: () => boolean): void {
+export function relock(): void {
   const global = globalThis as unknown as Record<string, unknown>;
-  guardFinalizationRegistry(global, isRunOver);
   for (const name of REMOVED_GLOBALS) {
     if (!delete global[name]) throw new Error('lockdown: cannot remove ' + name);
   }
@@ -112,6 +114,16 @@ export function lockdown(isRunOver: () => boolean): void {
   for (const name of REMOVED_BUFFER_METHODS) {
     if (!delete bufferPrototype[name]) throw new Error('lockdown: cannot remove ' + name);
   }
+}
+
+/**
+ * Applies the hardening to `globalThis`; throws if any step did not take effect.
+ * @param isRunOver true once the context's run has settled (FinalizationRegistry callbacks stop)
+ */
+export function lockdown(isRunOver: () => boolean): void {
+  const global = globalThis as unknown as Record<string, unknown>;
+  guardFinalizationRegistry(global, isRunOver);
+  relock();
 
   const prototypes: [string, object][] = [
     ['Function', Function.prototype],

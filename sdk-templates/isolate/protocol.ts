@@ -50,6 +50,18 @@ export const OUTCOME = {
  */
 export const BOOTSTRAP_ENTRY = 'prepare';
 
+/**
+ * The export the bootstrap script of a V8 startup snapshot completes with: `prepareSnapshot()` runs
+ * `prepare()` once, in the context the snapshot captures, and leaves the claim function on the global
+ * under {@link SNAPSHOT_CLAIM}. Every context deserialized from the snapshot runs the claim script
+ * once, before anything else runs in it: the claim removes itself, re-applies what deserialization
+ * undid and returns `entry` (docs/decisions/039-isolate-snapshot.md).
+ */
+export const SNAPSHOT_ENTRY = 'prepareSnapshot';
+
+/** The global the claim function waits under in a context made from the snapshot. */
+export const SNAPSHOT_CLAIM = '__isocodeClaim';
+
 /** What the isolate reports about a thrown value. All strings are capped in length. */
 export interface ThrownDescription {
   /** `error`: an object (its `name`/`message`/`stack` were read); `value`: any other thrown value. */

@@ -11,7 +11,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { transformSync } from 'oxc-transform';
 import { IsocodeError } from '../errors.js';
-import { BOOTSTRAP_ENTRY, MODULE_PREFIX } from '../../sdk-templates/isolate/protocol.js';
+import {
+  BOOTSTRAP_ENTRY,
+  MODULE_PREFIX,
+  SNAPSHOT_ENTRY,
+} from '../../sdk-templates/isolate/protocol.js';
 import { linkIsolateScript, type IsolateModuleSource } from './isolate-link.js';
 
 export type { IsolateModuleSource } from './isolate-link.js';
@@ -91,18 +95,31 @@ export function loadIsolateModules(): Promise<IsolateModuleSource[]> {
   return cached;
 }
 
-let cachedScript: Promise<BootstrapScript> | undefined;
+/**
+ * What a bootstrap script is for: `context` runs in every fresh context and completes with `entry`;
+ * `snapshot` runs once, while a V8 startup snapshot is taken, and leaves the claim of each context
+ * made from it on the global (`SNAPSHOT_ENTRY`, decision record 039).
+ */
+export type BootstrapKind = 'context' | 'snapshot';
 
-/** The linked bootstrap script, built on first use and kept for the process's lifetime. */
-export function loadBootstrapScript(): Promise<BootstrapScript> {
-  if (cachedScript === undefined) {
-    cachedScript = loadIsolateModules().then((modules) => ({
+const cachedScripts = new Map<BootstrapKind, Promise<BootstrapScript>>();
+
+/** The linked bootstrap script of `kind`, built on first use and kept for the process's lifetime. */
+export function loadBootstrapScript(kind: BootstrapKind = 'context'): Promise<BootstrapScript> {
+  let script = cachedScripts.get(kind);
+  if (script === undefined) {
+    script = loadIsolateModules().then((modules) => ({
       filename: `${MODULE_PREFIX}bootstrap.js`,
-      code: linkIsolateScript(modules, ENTRY_SPECIFIER, BOOTSTRAP_ENTRY),
+      code: linkIsolateScript(
+        modules,
+        ENTRY_SPECIFIER,
+        kind === 'context' ? BOOTSTRAP_ENTRY : SNAPSHOT_ENTRY,
+      ),
     }));
-    cachedScript.catch(() => {
-      cachedScript = undefined;
+    cachedScripts.set(kind, script);
+    script.catch(() => {
+      cachedScripts.delete(kind);
     });
   }
-  return cachedScript;
+  return script;
 }

@@ -1,6 +1,7 @@
 /** The options and counters of a `SandboxPool`, and the validation of the options. */
 import { IsocodeError } from '../errors.js';
 import { resolveLimits } from './limits.js';
+import type { BootstrapMode } from './sandbox-isolate.js';
 import { DEFAULT_LIMITS, type SandboxLimits } from './types.js';
 
 /** Options of a {@link SandboxPool}. */
@@ -52,6 +53,13 @@ export interface SandboxPoolOptions {
    * @default false
    */
   syncReplies?: boolean | undefined;
+  /**
+   * How the isolates' contexts get the bootstrap: from the process's V8 startup snapshot, where the
+   * engine supports one (`snapshot`; on V8 before 12 this means `script`), or by running the
+   * bootstrap script in each fresh context (`script`). Decision record 039.
+   * @default 'snapshot'
+   */
+  bootstrap?: BootstrapMode | undefined;
 }
 
 /** Counters of a pool. */
@@ -86,6 +94,7 @@ export interface PoolSettings {
   recycleHeapFraction: number;
   watchdogIntervalMs: number;
   syncReplies: boolean;
+  bootstrap: BootstrapMode;
   limits: SandboxLimits;
 }
 
@@ -117,6 +126,13 @@ export function resolvePoolOptions(options: SandboxPoolOptions): PoolSettings {
       `watchdogIntervalMs must be ≥ 1, got ${watchdogIntervalMs}`,
     );
   }
+  const bootstrap = options.bootstrap ?? 'snapshot';
+  if (bootstrap !== 'snapshot' && bootstrap !== 'script') {
+    throw new IsocodeError(
+      'INVALID_CONFIG',
+      `bootstrap must be "snapshot" or "script", got ${JSON.stringify(bootstrap)}`,
+    );
+  }
   return {
     size,
     maxIdle,
@@ -124,6 +140,7 @@ export function resolvePoolOptions(options: SandboxPoolOptions): PoolSettings {
     recycleHeapFraction,
     watchdogIntervalMs,
     syncReplies: options.syncReplies === true,
+    bootstrap,
     limits: resolveLimits(DEFAULT_LIMITS, options.defaultLimits),
   };
 }

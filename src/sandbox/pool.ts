@@ -13,7 +13,7 @@ import { prepareBindings } from './bindings.js';
 import { failedRun } from './outcome.js';
 import { resolveLimits } from './limits.js';
 import { ProgramRun } from './program-run.js';
-import { SandboxIsolate } from './sandbox-isolate.js';
+import { SandboxIsolate, type BootstrapMode } from './sandbox-isolate.js';
 import {
   resolvePoolOptions,
   type SandboxPoolOptions,
@@ -55,6 +55,7 @@ export class SandboxPool {
   private readonly watchdog: Watchdog;
   /** Replies enter the isolate synchronously (see `SandboxPoolOptions.syncReplies`). */
   private readonly syncReplies: boolean;
+  private readonly bootstrap: BootstrapMode;
   /** Idle isolates with a prepared context, most recently used last. */
   private readonly warm: SandboxIsolate[] = [];
   /** Isolates with the pool's memory limit serving a run. */
@@ -88,6 +89,7 @@ export class SandboxPool {
     this.limits = settings.limits;
     this.watchdog = new Watchdog(settings.watchdogIntervalMs);
     this.syncReplies = settings.syncReplies;
+    this.bootstrap = settings.bootstrap;
   }
 
   /**
@@ -218,6 +220,7 @@ export class SandboxPool {
         this.lastDisposalAt = performance.now();
       },
       tree,
+      this.bootstrap,
     );
     this.created++;
     this.alive.add(isolate);

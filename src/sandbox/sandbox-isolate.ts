@@ -8,6 +8,7 @@
  * run is the pool's decision.
  */
 import ivm from 'isolated-vm';
+import { SNAPSHOT_CLAIM } from '../../sdk-templates/isolate/protocol.js';
 import { loadBootstrapScript } from './isolate-code.js';
 
 /**
@@ -86,6 +87,65 @@ export function setCatastrophicErrorHandler(handler: (message: string) => void):
 /** V8's code cache of the bootstrap script, produced by the first isolate of the process. */
 let codeCache: ivm.ExternalCopy<ArrayBuffer> | undefined;
 
+/**
+ * How the contexts of an isolate get the bootstrap: `snapshot` — the isolate starts from a V8
+ * startup snapshot taken after the bootstrap ran, and each context only claims its `entry` (~0.7 ms
+ * of CPU less per context); `script` — the bootstrap runs in each fresh context (decision 039).
+ */
+export type BootstrapMode = 'snapshot' | 'script';
+
+/** The claim each context made from the snapshot runs first (see `bootstrap.ts`'s `claim`). */
+const CLAIM_CODE = `(0, globalThis[${JSON.stringify(SNAPSHOT_CLAIM)}])()`;
+
+/**
+ * Whether this engine deserializes a startup snapshot faithfully. V8 before 12 (Node 20's 11.3, with
+ * isolated-vm 5) does not: a context made from a snapshot whose script holds a one-letter string
+ * finds another name in its place (measured: `Math.E` became `Math["8"]`, `Math.à`; the bootstrap's
+ * own tools tree came out empty), so isolates there always run the bootstrap script. From V8 12
+ * (Node 22, 24, 26) `test/sandbox/snapshot.test.ts` checks that every object a program can reach is
+ * the same either way (decision 039).
+ */
+export const SNAPSHOT_SUPPORTED = Number(process.versions.v8.split('.')[0]) >= 12;
+
+/**
+ * The process's startup snapshot, taken once (~15 ms) on first use: `undefined` when the engine
+ * cannot use one, it cannot be taken, or a context made from it could not be claimed; isolates then
+ * run the bootstrap script.
+ */
+let snapshot: Promise<ivm.ExternalCopy<ArrayBuffer> | undefined> | undefined;
+let snapshotFailure: string | undefined = SNAPSHOT_SUPPORTED
+  ? undefined
+  : `V8 ${process.versions.v8} does not deserialize startup snapshots faithfully`;
+
+function startupSnapshot(): Promise<ivm.ExternalCopy<ArrayBuffer> | undefined> {
+  if (snapshotFailure !== undefined) return Promise.resolve(undefined);
+  snapshot ??= loadBootstrapScript('snapshot').then(
+    (source) => {
+      try {
+        return ivm.Isolate.createSnapshot([{ code: source.code, filename: source.filename }]);
+      } catch (error) {
+        snapshotGaveUp(error);
+        return undefined;
+      }
+    },
+    (error: unknown) => {
+      snapshotGaveUp(error);
+      return undefined;
+    },
+  );
+  return snapshot;
+}
+
+function snapshotGaveUp(error: unknown): void {
+  snapshotFailure = error instanceof Error ? error.message : String(error);
+  snapshot = Promise.resolve(undefined);
+}
+
+/** Why this process's isolates run the bootstrap script instead of starting from the snapshot. */
+export function snapshotFailureReason(): string | undefined {
+  return snapshotFailure;
+}
+
 /** An isolate of the pool. */
 export class SandboxIsolate {
   private disposedFlag = false;
@@ -98,41 +158,64 @@ export class SandboxIsolate {
   private constructor(
     /** The isolate. */
     readonly isolate: ivm.Isolate,
-    /** The bootstrap, compiled for this isolate; runs in each of its contexts. */
+    /**
+     * Runs in each of its contexts and completes with `entry`: the bootstrap itself, or the claim of
+     * a context made from the snapshot.
+     */
     private readonly bootstrap: ivm.Script,
+    /** How its contexts get the bootstrap. */
+    readonly mode: BootstrapMode,
     /** The heap limit it was created with, in MiB. */
     readonly memoryMb: number,
     private readonly onDispose: (isolate: SandboxIsolate) => void,
   ) {}
 
   /**
-   * Creates the isolate, compiles the bootstrap and prepares a first context (with the scope of
-   * `tree` installed, when given). Costs are measured in docs/decisions/004-isolate-strategy.md.
+   * Creates the isolate (from the process's startup snapshot unless `mode` is `script` or there is
+   * none), compiles its bootstrap and prepares a first context (with the scope of `tree` installed,
+   * when given). Costs are measured in docs/decisions/004-isolate-strategy.md and 039.
    */
   static async create(
     memoryMb: number,
     onDispose: (isolate: SandboxIsolate) => void = () => {},
     tree?: string,
+    mode: BootstrapMode = 'snapshot',
   ): Promise<SandboxIsolate> {
-    const source = await loadBootstrapScript();
+    const blob = mode === 'snapshot' ? await startupSnapshot() : undefined;
+    const source = blob === undefined ? await loadBootstrapScript() : undefined;
     const isolate = new ivm.Isolate({
       memoryLimit: memoryMb,
+      ...(blob === undefined ? {} : { snapshot: blob }),
       ...(catastrophicHandler === undefined ? {} : { onCatastrophicError: catastrophicHandler }),
     });
     try {
-      // Synchronous: a fresh isolate is idle, and compiling from the code cache is ~0.1 ms.
-      const cache = codeCache;
-      const bootstrap = isolate.compileScriptSync(
-        source.code,
-        cache === undefined
-          ? { filename: source.filename, produceCachedData: true }
-          : { filename: source.filename, cachedData: cache },
-      ) as ivm.Script & ivm.CachedDataResult & { cachedDataRejected?: boolean };
-      if (cache === undefined) codeCache = bootstrap.cachedData;
-      else if (bootstrap.cachedDataRejected === true) codeCache = undefined;
-      const sandbox = new SandboxIsolate(isolate, bootstrap, memoryMb, onDispose);
+      let bootstrap: ivm.Script;
+      if (source === undefined) {
+        bootstrap = isolate.compileScriptSync(CLAIM_CODE, { filename: `${SNAPSHOT_CLAIM}.js` });
+      } else {
+        // Synchronous: a fresh isolate is idle, and compiling from the code cache is ~0.1 ms.
+        const cache = codeCache;
+        const compiled = isolate.compileScriptSync(
+          source.code,
+          cache === undefined
+            ? { filename: source.filename, produceCachedData: true }
+            : { filename: source.filename, cachedData: cache },
+        ) as ivm.Script & ivm.CachedDataResult & { cachedDataRejected?: boolean };
+        if (cache === undefined) codeCache = compiled.cachedData;
+        else if (compiled.cachedDataRejected === true) codeCache = undefined;
+        bootstrap = compiled;
+      }
+      const used = source === undefined ? 'snapshot' : 'script';
+      const sandbox = new SandboxIsolate(isolate, bootstrap, used, memoryMb, onDispose);
       sandbox.lastTree = tree;
-      await sandbox.prepare();
+      try {
+        await sandbox.prepare();
+      } catch (error) {
+        // A snapshot whose contexts cannot be claimed is never used again in this process; this
+        // isolate fails as any isolate whose bootstrap fails.
+        if (used === 'snapshot' && !isolate.isDisposed) snapshotGaveUp(error);
+        throw error;
+      }
       return sandbox;
     } catch (error) {
       if (!isolate.isDisposed) isolate.dispose();
@@ -167,7 +250,7 @@ export class SandboxIsolate {
 
   /**
    * Prepares a fresh context: creates it, runs the bootstrap in it (which locks the global down and
-   * completes with its `entry` function), reads the heap statistics, and installs the scope of the
+   * completes with its `entry` function; from the snapshot, the claim, which completes with it), reads the heap statistics, and installs the scope of the
    * tools of the isolate's last run (one-way; the next run's script is queued after it). The two
    * calls that run code are asynchronous: the work runs on isolated-vm's thread. The first
    * completes only once every earlier task of the isolate has finished — after a run, that is the
