@@ -11,7 +11,7 @@
 import { parseArgs } from 'node:util';
 import { SandboxPool, type SandboxBinding } from '../src/sandbox/index.js';
 import type { Dispatch } from '../src/sandbox/types.js';
-import { SNAPSHOT_SUPPORTED, type BootstrapMode } from '../src/sandbox/sandbox-isolate.js';
+import { SNAPSHOT_SUPPORTED, type BootstrapMode } from '../src/sandbox/isolate-snapshot.js';
 
 const { values } = parseArgs({
   options: {

@@ -17,7 +17,7 @@ import { ToolCallError } from './errors.js';
 import { installWebGlobals } from './globals.js';
 import { createSend, createWire, type HostRef, type Send, type Wire } from './host-ref.js';
 import { callTrace, durable, installClock, startTape } from './durable.js';
-import { lockdown, relock } from './lockdown.js';
+import { lockdown, removeGlobals } from './lockdown.js';
 import {
   OUTCOME,
   OUTCOME_SEPARATOR,
@@ -35,10 +35,10 @@ let bridge: Bridge | undefined;
 let prepared = false;
 
 /**
- * Hardens this context's global (see `lockdown.ts`) and returns {@link entry}. The bootstrap
- * script completes with it; it runs once per context.
+ * Installs the web globals and the clock and hardens the global (see `lockdown.ts`), all but the
+ * removal of globals, which each context does itself.
  */
-export function prepare(): typeof entry {
+function harden(): void {
   if (prepared) throw new Error('prepare: already called in this context');
   prepared = true;
   installWebGlobals();
@@ -46,16 +46,25 @@ export function prepare(): typeof entry {
   // Guest code scheduled by the collector (FinalizationRegistry callbacks) never runs once the
   // program has settled: the isolate may serve the next run by then.
   lockdown(() => wire !== undefined && wire.closed);
+}
+
+/**
+ * Hardens this context's global (see `lockdown.ts`) and returns {@link entry}. The bootstrap
+ * script completes with it; it runs once per context.
+ */
+export function prepare(): typeof entry {
+  harden();
+  removeGlobals();
   return entry;
 }
 
 /**
- * The bootstrap of a V8 startup snapshot: {@link prepare} runs while the snapshot is taken, and the
+ * The bootstrap of a V8 startup snapshot: {@link harden} runs while the snapshot is taken, and the
  * context it captures keeps {@link claim} on the global, non-enumerable, until a context made from
  * the snapshot claims it (no guest code has run in that context yet).
  */
 export function prepareSnapshot(): void {
-  prepare();
+  harden();
   ObjectDefineProperty(globalThis, SNAPSHOT_CLAIM, {
     value: claim,
     writable: false,
@@ -66,7 +75,7 @@ export function prepareSnapshot(): void {
 
 /**
  * Run once in each context deserialized from the snapshot, before anything else: removes itself
- * from the global, deletes again what V8 re-installs on deserialization (`relock`), and returns
+ * from the global, removes the globals every context removes (`removeGlobals`), and returns
  * {@link entry}. Throws (and the context is not used) if any of it does not take effect.
  */
 function claim(): typeof entry {
@@ -74,7 +83,7 @@ function claim(): typeof entry {
   if (!delete global[SNAPSHOT_CLAIM] || SNAPSHOT_CLAIM in global)
     throw new Error('claim: cannot remove the claim');
   if (wire !== undefined) throw new Error('claim: the context is already used');
-  relock();
+  removeGlobals();
   return entry;
 }
 

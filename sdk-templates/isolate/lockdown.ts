@@ -99,13 +99,15 @@ function guardFinalizationRegistry(
 }
 
 /**
- * Deletes again what {@link lockdown} deleted and the engine put back: V8 installs `WebAssembly` and
- * `SharedArrayBuffer` on a context it deserializes from a startup snapshot, after the snapshot's
- * own lockdown ran (docs/decisions/004-isolate-strategy.md, 039). Everything else the lockdown did
- * (replaced constructors, read-only properties) is object state the snapshot keeps. Throws if a
- * removal does not take effect.
+ * Deletes {@link REMOVED_GLOBALS} and {@link REMOVED_BUFFER_METHODS}: the part of the hardening that
+ * runs in each context itself, never in a startup snapshot. V8 installs `WebAssembly` and
+ * `SharedArrayBuffer` again on a context it deserializes, and V8 13 cannot deserialize a context
+ * whose `Atomics` was deleted (a fatal error that ends the process), so a snapshot keeps them and
+ * each context made from it removes them when it is claimed (docs/decisions/039-isolate-snapshot.md).
+ * Everything {@link lockdown} does is object state a snapshot keeps. Throws if a removal does not
+ * take effect.
  */
-export function relock(): void {
+export function removeGlobals(): void {
   const global = globalThis as unknown as Record<string, unknown>;
   for (const name of REMOVED_GLOBALS) {
     if (!delete global[name]) throw new Error('lockdown: cannot remove ' + name);
@@ -117,13 +119,13 @@ export function relock(): void {
 }
 
 /**
- * Applies the hardening to `globalThis`; throws if any step did not take effect.
+ * Applies the hardening to `globalThis`, but for {@link removeGlobals} (which every context runs
+ * after it); throws if any step did not take effect.
  * @param isRunOver true once the context's run has settled (FinalizationRegistry callbacks stop)
  */
 export function lockdown(isRunOver: () => boolean): void {
   const global = globalThis as unknown as Record<string, unknown>;
   guardFinalizationRegistry(global, isRunOver);
-  relock();
 
   const prototypes: [string, object][] = [
     ['Function', Function.prototype],

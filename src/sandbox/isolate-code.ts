@@ -1,8 +1,8 @@
 /**
  * Loads the isolate-side TypeScript (`sdk-templates/isolate/*.ts`), strips its types with
- * oxc-transform and links the modules into one script (`isolate-link.ts`), once per process. Each
- * isolate compiles that script once (with V8's code cache after the first isolate) and runs it in
- * every fresh context (see `sandbox-isolate.ts`). The files are type-checked by
+ * oxc-transform and links the modules into one script (`isolate-link.ts`), once per process: the
+ * script each fresh context runs, or the one a startup snapshot is taken of (see
+ * `sandbox-isolate.ts`). The files are type-checked by
  * `sdk-templates/isolate/tsconfig.json` (ES2022, no Node types).
  */
 import { existsSync } from 'node:fs';

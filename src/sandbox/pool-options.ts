@@ -1,7 +1,7 @@
 /** The options and counters of a `SandboxPool`, and the validation of the options. */
 import { IsocodeError } from '../errors.js';
 import { resolveLimits } from './limits.js';
-import type { BootstrapMode } from './sandbox-isolate.js';
+import type { BootstrapMode } from './isolate-snapshot.js';
 import { DEFAULT_LIMITS, type SandboxLimits } from './types.js';
 
 /** Options of a {@link SandboxPool}. */

@@ -13,7 +13,8 @@ import { prepareBindings } from './bindings.js';
 import { failedRun } from './outcome.js';
 import { resolveLimits } from './limits.js';
 import { ProgramRun } from './program-run.js';
-import { SandboxIsolate, type BootstrapMode } from './sandbox-isolate.js';
+import type { BootstrapMode } from './isolate-snapshot.js';
+import { SandboxIsolate } from './sandbox-isolate.js';
 import {
   resolvePoolOptions,
   type SandboxPoolOptions,

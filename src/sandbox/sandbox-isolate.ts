@@ -1,15 +1,23 @@
 /**
- * One isolate that serves runs one at a time, each in a fresh context. The bootstrap (the isolate
- * side, linked into one script) is compiled once per isolate — with V8's code cache produced by the
- * first isolate of the process — and run in every new context; the context is prepared before a
- * run needs it (off the hot path), handed to exactly one run, and released after it. Preparing also
- * installs the scope (`tools`, `console`, …) of the tools the isolate's previous run had: a run with
- * the same tools then finds it ready (decision record 004). Whether an isolate may serve another
- * run is the pool's decision.
+ * One isolate that serves runs one at a time, each in a fresh context. Where V8 supports it (≥ 12),
+ * the isolate starts from the process's startup snapshot of the bootstrap and each new context only
+ * claims its `entry` (decision record 039); elsewhere the bootstrap (the isolate side, linked into
+ * one script) is compiled once per isolate — with V8's code cache produced by the first isolate of
+ * the process — and run in every new context. The context is prepared before a run needs it (off
+ * the hot path), handed to exactly one run, and released after it. Preparing also installs the
+ * scope (`tools`, `console`, …) of the tools the isolate's previous run had: a run with the same
+ * tools then finds it ready (decision record 004). Whether an isolate may serve another run is the
+ * pool's decision.
  */
 import ivm from 'isolated-vm';
-import { SNAPSHOT_CLAIM } from '../../sdk-templates/isolate/protocol.js';
 import { loadBootstrapScript } from './isolate-code.js';
+import {
+  CLAIM_CODE,
+  CLAIM_FILENAME,
+  snapshotGaveUp,
+  startupSnapshot,
+  type BootstrapMode,
+} from './isolate-snapshot.js';
 
 /**
  * The host's view of the bootstrap's `entry`: `(port, index)` installs the scope (the tool index, see `TOOL_INDEX`), `(id, reply)`
@@ -86,66 +94,6 @@ export function setCatastrophicErrorHandler(handler: (message: string) => void):
 
 /** V8's code cache of the bootstrap script, produced by the first isolate of the process. */
 let codeCache: ivm.ExternalCopy<ArrayBuffer> | undefined;
-
-/**
- * How the contexts of an isolate get the bootstrap: `snapshot` — the isolate starts from a V8
- * startup snapshot taken after the bootstrap ran, and each context only claims its `entry` (~0.7 ms
- * of CPU less per context); `script` — the bootstrap runs in each fresh context (decision 039).
- */
-export type BootstrapMode = 'snapshot' | 'script';
-
-/** The claim each context made from the snapshot runs first (see `bootstrap.ts`'s `claim`). */
-const CLAIM_CODE = `(0, globalThis[${JSON.stringify(SNAPSHOT_CLAIM)}])()`;
-
-/**
- * Whether this engine deserializes a startup snapshot faithfully. V8 before 12 (Node 20's 11.3, with
- * isolated-vm 5) does not: a context made from a snapshot whose script holds a one-letter string
- * finds another name in its place (measured: `Math.E` became `Math["8"]`, `Math.à`; the bootstrap's
- * own tools tree came out empty), so isolates there always run the bootstrap script. From V8 12
- * (Node 22, 24, 26) `test/sandbox/snapshot.test.ts` checks that every object a program can reach is
- * the same either way (decision 039).
- */
-export const SNAPSHOT_SUPPORTED = Number(process.versions.v8.split('.')[0]) >= 12;
-
-/**
- * The process's startup snapshot, taken once (~15 ms) on first use: `undefined` when the engine
- * cannot use one, it cannot be taken, or a context made from it could not be claimed; isolates then
- * run the bootstrap script.
- */
-let snapshot: Promise<ivm.ExternalCopy<ArrayBuffer> | undefined> | undefined;
-let snapshotFailure: string | undefined = SNAPSHOT_SUPPORTED
-  ? undefined
-  : `V8 ${process.versions.v8} does not deserialize startup snapshots faithfully`;
-
-function startupSnapshot(): Promise<ivm.ExternalCopy<ArrayBuffer> | undefined> {
-  if (snapshotFailure !== undefined) return Promise.resolve(undefined);
-  snapshot ??= loadBootstrapScript('snapshot').then(
-    (source) => {
-      try {
-        return ivm.Isolate.createSnapshot([{ code: source.code, filename: source.filename }]);
-      } catch (error) {
-        snapshotGaveUp(error);
-        return undefined;
-      }
-    },
-    (error: unknown) => {
-      snapshotGaveUp(error);
-      return undefined;
-    },
-  );
-  return snapshot;
-}
-
-function snapshotGaveUp(error: unknown): void {
-  snapshotFailure = error instanceof Error ? error.message : String(error);
-  snapshot = Promise.resolve(undefined);
-}
-
-/** Why this process's isolates run the bootstrap script instead of starting from the snapshot. */
-export function snapshotFailureReason(): string | undefined {
-  return snapshotFailure;
-}
-
 /** An isolate of the pool. */
 export class SandboxIsolate {
   private disposedFlag = false;
@@ -191,7 +139,7 @@ export class SandboxIsolate {
     try {
       let bootstrap: ivm.Script;
       if (source === undefined) {
-        bootstrap = isolate.compileScriptSync(CLAIM_CODE, { filename: `${SNAPSHOT_CLAIM}.js` });
+        bootstrap = isolate.compileScriptSync(CLAIM_CODE, { filename: CLAIM_FILENAME });
       } else {
         // Synchronous: a fresh isolate is idle, and compiling from the code cache is ~0.1 ms.
         const cache = codeCache;

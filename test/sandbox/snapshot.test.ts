@@ -8,13 +8,12 @@
  * script, and these tests check that it does.
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import { SandboxIsolate, releaseContext } from '../../src/sandbox/sandbox-isolate.js';
 import {
   SNAPSHOT_SUPPORTED,
-  SandboxIsolate,
-  releaseContext,
   snapshotFailureReason,
   type BootstrapMode,
-} from '../../src/sandbox/sandbox-isolate.js';
+} from '../../src/sandbox/isolate-snapshot.js';
 import { SandboxPool } from '../../src/sandbox/index.js';
 import { toolIndex } from '../../src/sandbox/bindings.js';
 import { bindingsFor, expectOk, recordingDispatch, runBody } from './helpers.js';
