@@ -278,22 +278,48 @@ function onMessage(message: HostMessage): void {
   }
 }
 
+/**
+ * The worker's own memory check: every `selfCheckMs` while the host sends work (and runs are in
+ * progress), every `quietCheckMs` once it has sent nothing for `quietAfterMs`; a message brings a
+ * slow check forward.
+ */
+let lastMessageAt = performance.now();
+let selfCheck: NodeJS.Timeout | undefined;
+let selfCheckDelay = 0;
+let overBudget = false;
+
+function scheduleSelfCheck(): void {
+  if (overBudget) return;
+  const busy = runs.size > 0 || performance.now() - lastMessageAt < settings.quietAfterMs;
+  const delay = busy ? settings.selfCheckMs : settings.quietCheckMs;
+  if (selfCheck !== undefined) {
+    if (delay >= selfCheckDelay) return;
+    clearTimeout(selfCheck);
+  }
+  selfCheckDelay = delay;
+  selfCheck = setTimeout(() => {
+    selfCheck = undefined;
+    const rss = process.memoryUsage.rss();
+    if (rss > settings.rssBudgetBytes) {
+      overBudget = true;
+      fatal('memory', `the sandbox process used ${Math.round(rss / 2 ** 20)} MiB`);
+      return;
+    }
+    scheduleSelfCheck();
+  }, delay);
+}
+scheduleSelfCheck();
+
 /** Each message of a frame in order (a batch, or one message). */
 function onFrame(frame: unknown): void {
+  lastMessageAt = performance.now();
+  scheduleSelfCheck();
   for (const message of frameMessages(frame) ?? []) onMessage(message as HostMessage);
 }
 
 process.off('message', takeEarly);
 process.on('message', onFrame);
 for (const frame of early.splice(0)) onFrame(frame);
-
-const selfCheck = setInterval(() => {
-  const rss = process.memoryUsage.rss();
-  if (rss > settings.rssBudgetBytes) {
-    clearInterval(selfCheck);
-    fatal('memory', `the sandbox process used ${Math.round(rss / 2 ** 20)} MiB`);
-  }
-}, settings.selfCheckMs);
 
 pool.warmup().then(
   () => send({ t: 'ready' }),

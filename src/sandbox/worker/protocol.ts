@@ -28,8 +28,14 @@ export interface WorkerSettings {
   limits: SandboxLimits;
   /** Resident memory the worker may use, in bytes; the worker reports itself when over. */
   rssBudgetBytes: number;
-  /** How often the worker checks its own memory, in ms. */
+  /** How often the worker checks its own memory while it has work, in ms. */
   selfCheckMs: number;
+  /**
+   * Once the host has sent nothing for `quietAfterMs`, the worker checks its memory every
+   * `quietCheckMs` instead (nothing runs in it: an idle isolate that spins is the host's to catch).
+   */
+  quietAfterMs: number;
+  quietCheckMs: number;
   /** How often the in-worker watchdog polls a run's isolate clocks, in ms. */
   watchdogIntervalMs: number;
 }

@@ -85,6 +85,17 @@ const IDLE_BURN_BUDGET_MS = 500;
 const MIB = 1024 * 1024;
 /** Idle workers beyond the spare ones exit after this long without a run. */
 const IDLE_TIMEOUT_MS = 30_000;
+/**
+ * Once no worker has had a run for this long, the pool polls every {@link QUIET_POLL_MS} instead of
+ * every `monitorIntervalMs`. What the fast poll watches for in an idle worker starts when a run ends
+ * (an isolate left spinning; a program has no timers and its FinalizationRegistry callbacks stop with
+ * it), so the first seconds after a run are polled as fast as a run; an idle worker's memory cannot
+ * grow unless its isolate spins, which the slow poll still catches (a spinning worker fills the
+ * idle-burn bucket within one slow poll). The workers' own memory checks slow down the same way
+ * (they receive both figures). Measured: docs/decisions/034-speed-round-3.md §7.
+ */
+const QUIET_AFTER_MS = 2_000;
+const QUIET_POLL_MS = 1_000;
 
 function positive(name: string, value: number, min = 1): number {
   if (!Number.isSafeInteger(value) || value < min)
@@ -119,6 +130,10 @@ export class WorkerPool {
   private readonly leased = new Set<WorkerHandle>();
   private readonly idle: WorkerHandle[] = [];
   private timer: NodeJS.Timeout | undefined;
+  /** The delay the pending poll was scheduled with. */
+  private timerDelay = 0;
+  /** When a run last ended (performance.now()). */
+  private lastRunEndedAt = 0;
   private closed = false;
   private spawned = 0;
   private crashed = 0;
@@ -178,6 +193,7 @@ export class WorkerPool {
           details: { retryAfterSeconds: 1 },
         });
       this.leased.add(worker);
+      this.schedule();
       worker.keepAlive(true);
       if (await worker.ready) return worker;
       this.leased.delete(worker);
@@ -188,6 +204,7 @@ export class WorkerPool {
   /** Gives a leased worker back, after its run's `outcome` (if it ran one). */
   release(worker: WorkerHandle, outcome?: RunOutcome): void {
     if (!this.leased.delete(worker)) return;
+    this.lastRunEndedAt = performance.now();
     if (worker.gone) return;
     if (this.closed) worker.kill('closed');
     else if (outcome !== undefined && !clean(outcome)) worker.kill('retired');
@@ -227,7 +244,7 @@ export class WorkerPool {
     this.closed = true;
     for (const worker of this.workers) worker.kill('closed');
     await Promise.all([...this.workers].map((w) => w.exited));
-    if (this.timer !== undefined) clearInterval(this.timer);
+    if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
   }
 
@@ -257,6 +274,8 @@ export class WorkerPool {
           limits: this.limits,
           rssBudgetBytes: this.rssBudget,
           selfCheckMs: this.interval,
+          quietAfterMs: QUIET_AFTER_MS,
+          quietCheckMs: Math.max(this.interval, QUIET_POLL_MS),
           watchdogIntervalMs: 5,
         },
         this.wall,
@@ -270,8 +289,28 @@ export class WorkerPool {
       if (!this.leased.has(worker) && !worker.gone) worker.keepAlive(false);
     });
     void worker.exited.then(() => this.forget(worker));
-    this.timer ??= setInterval(() => this.monitor(), this.interval).unref();
+    this.schedule();
     return worker;
+  }
+
+  /**
+   * Schedules the next poll: in `interval` while a worker is leased or a run ended less than
+   * {@link QUIET_AFTER_MS} ago, else in {@link QUIET_POLL_MS}; a lease brings a slow poll forward.
+   */
+  private schedule(): void {
+    if (this.closed || this.workers.size === 0) return;
+    const busy = this.leased.size > 0 || performance.now() - this.lastRunEndedAt < QUIET_AFTER_MS;
+    const delay = busy ? this.interval : Math.max(this.interval, QUIET_POLL_MS);
+    if (this.timer !== undefined) {
+      if (delay >= this.timerDelay) return;
+      clearTimeout(this.timer);
+    }
+    this.timerDelay = delay;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.monitor();
+      this.schedule();
+    }, delay).unref();
   }
 
   private forget(worker: WorkerHandle): void {
@@ -282,7 +321,7 @@ export class WorkerPool {
     if (reason === undefined) this.crashed++;
     else this.killed[reason]++;
     if (this.workers.size === 0 && this.timer !== undefined) {
-      clearInterval(this.timer);
+      clearTimeout(this.timer);
       this.timer = undefined;
     }
     this.scheduleRefill();
