@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createNativeChecker, type SdkSource } from '../../src/compile/index.js';
+import { astRefusal, astRefusalByWalk } from '../../src/compile/ast-refusals.js';
 import { transpileGuarded } from '../../src/compile/guarded-transpile.js';
 import { programRefusal } from '../../src/compile/refusals.js';
 import { createRuntime, defineTool, type Runtime, type ToolResult } from '../../src/index.js';
@@ -124,6 +125,60 @@ describe('refusals from a real parse', () => {
         expect(transpileGuarded(code).ok).toBe(true);
       }),
       { numRuns: 200 },
+    );
+  });
+});
+
+/**
+ * Most programs are answered from the AST's JSON text without building the tree (decision 034 §7):
+ * the answer must be the whole walk's, whatever the program — module references spelled in strings,
+ * comments, escaped identifiers and property names, chains that nest without brackets.
+ */
+describe('the look at the JSON text in front of the walk', () => {
+  const FRAGMENTS = [
+    'const a = await tools.count({});',
+    'const fs = require("fs");',
+    'const r = require;',
+    'const x = \\u0072equire("fs");',
+    'const o = { require: 1, import: 2, export: 3 };',
+    'const s = \'"name":"require"\';',
+    'const t = "\\"type\\":\\"ImportExpression\\"";',
+    'const u = `"type":"ExportNamedDeclaration" ${"\\"name\\":\\"require\\""}`;',
+    '// "type":"ImportExpression" and "name":"require"',
+    '/// <reference path="x" />',
+    'const m = await import("node:fs");',
+    'type T = typeof import("../sdk");',
+    'import fs2 = require("fs");',
+    'const meta = import.meta;',
+    `const deep = ${'['.repeat(130)}1${']'.repeat(130)};`,
+    `const sum = 1${'+1'.repeat(300)};`,
+    `const not = ${'!'.repeat(300)}true;`,
+    `const chain = a${'.b'.repeat(280)};`,
+    `type D = ${'Array<'.repeat(200)}number${'>'.repeat(200)};`,
+    'if (true) /\'/.test("x");',
+    'return 1;',
+  ];
+
+  it('answers every fragment, alone, as the whole walk does', () => {
+    for (const code of [...FRAGMENTS, ...Object.values(BYPASSES).map((b) => b.code)]) {
+      expect({ code, verdict: astRefusal(code) }).toEqual({
+        code,
+        verdict: astRefusalByWalk(code),
+      });
+    }
+    // Both ways refuse something here, and pass something: the comparison is not vacuous.
+    expect(astRefusal('const fs = require("fs");')).toBeDefined();
+    expect(astRefusal(`const sum = 1${'+1'.repeat(300)};`)).toBeDefined();
+    expect(astRefusal('const s = \'"name":"require"\'; return s;')).toBeUndefined();
+  });
+
+  it('answers programs made of them as the whole walk does', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...FRAGMENTS), { maxLength: 6 }), (parts) => {
+        const code = parts.join('\n');
+        expect(astRefusal(code)).toEqual(astRefusalByWalk(code));
+      }),
+      { numRuns: 300 },
     );
   });
 });
