@@ -41,7 +41,8 @@ export interface WorkerPoolOptions {
    */
   totalRssBudgetMb?: number | undefined;
   /**
-   * How often the host polls each worker's memory and CPU time, in ms.
+   * How often the host polls each worker's memory and CPU time while runs happen, in ms (once no
+   * run has ended for 2 s, every second or this, whichever is longer).
    * @default 50
    */
   monitorIntervalMs?: number | undefined;
