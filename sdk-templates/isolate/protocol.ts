@@ -51,11 +51,12 @@ export const OUTCOME = {
 export const BOOTSTRAP_ENTRY = 'prepare';
 
 /**
- * The export the bootstrap script of a V8 startup snapshot completes with: `prepareSnapshot()` runs
- * `prepare()` once, in the context the snapshot captures, and leaves the claim function on the global
- * under {@link SNAPSHOT_CLAIM}. Every context deserialized from the snapshot runs the claim script
- * once, before anything else runs in it: the claim removes itself, re-applies what deserialization
- * undid and returns `entry` (docs/decisions/039-isolate-snapshot.md).
+ * The export the bootstrap script of a V8 startup snapshot completes with: `prepareSnapshot()`
+ * hardens the context the snapshot captures (all of `prepare()` but the removal of globals) and
+ * leaves the claim function on the global under {@link SNAPSHOT_CLAIM}. Every context deserialized
+ * from the snapshot runs the claim script once, before anything else runs in it: the claim removes
+ * itself and the globals every context removes, and returns `entry`
+ * (docs/decisions/039-isolate-snapshot.md).
  */
 export const SNAPSHOT_ENTRY = 'prepareSnapshot';
 
