@@ -94,6 +94,7 @@ export function setCatastrophicErrorHandler(handler: (message: string) => void):
 
 /** V8's code cache of the bootstrap script, produced by the first isolate of the process. */
 let codeCache: ivm.ExternalCopy<ArrayBuffer> | undefined;
+
 /** An isolate of the pool. */
 export class SandboxIsolate {
   private disposedFlag = false;
@@ -198,12 +199,12 @@ export class SandboxIsolate {
 
   /**
    * Prepares a fresh context: creates it, runs the bootstrap in it (which locks the global down and
-   * completes with its `entry` function; from the snapshot, the claim, which completes with it), reads the heap statistics, and installs the scope of the
-   * tools of the isolate's last run (one-way; the next run's script is queued after it). The two
-   * calls that run code are asynchronous: the work runs on isolated-vm's thread. The first
-   * completes only once every earlier task of the isolate has finished — after a run, that is the
-   * proof the isolate is idle (a leftover that spins keeps it from completing; the caller's guard
-   * then disposes the isolate).
+   * completes with its `entry` function; in a context from the snapshot, the claim, which completes
+   * with it), reads the heap statistics, and installs the scope of the tools of the isolate's last
+   * run (one-way; the next run's script is queued after it). The two calls that run code are
+   * asynchronous: the work runs on isolated-vm's thread. The first completes only once every earlier
+   * task of the isolate has finished — after a run, that is the proof the isolate is idle (a leftover
+   * that spins keeps it from completing; the caller's guard then disposes the isolate).
    * @throws when the isolate is disposed meanwhile, or the bootstrap fails
    */
   async prepare(): Promise<void> {
