@@ -11,10 +11,8 @@
  * `/// <reference …>`), and syntax nested deeper than {@link MAX_AST_DEPTH} (expressions, blocks and
  * types alike: nested generics cost the checker as much as nested brackets).
  */
-// The binding itself: its `program` is the AST as JSON text, which the walk below parses only when
-// a cheap look at the text says a refusal is possible (`oxc-parser`'s own `parseSync` parses it always).
-import { parseSync } from 'oxc-parser/src-js/bindings';
 import { LineMap } from './positions.js';
+import { parseSyncRaw } from './oxc-bindings.js';
 import { DEPTH_MESSAGE, MAX_AST_DEPTH, MODULE_MESSAGES } from './refusals.js';
 import { SOURCE_PREFIX as PREFIX, SOURCE_SUFFIX as SUFFIX } from './transpile.js';
 import type { Diagnostic } from './types.js';
@@ -119,7 +117,7 @@ export function astRefusalByWalk(program: string): Diagnostic | undefined {
 
 function refusal(program: string, walkAlways: boolean): Diagnostic | undefined {
   const source = PREFIX + program + SUFFIX;
-  const parsed = parseSync('program.ts', source, {
+  const parsed = parseSyncRaw('program.ts', source, {
     lang: 'ts',
     sourceType: 'script',
     preserveParens: true,
