@@ -107,13 +107,13 @@ const CLOSE: Readonly<Record<string, string>> = {
   'latency-check':
     'Decision 026: the native checker spends ~3 ms per check inside the compiler and its JSON-RPC client ~1.3 ms on the host; a checker that reuses the merged globals across snapshots would close most of it (a repeated program already answers from the check cache).',
   'vs-node-vm':
-    "Decisions 026, 034 §6: ~6 ms of CPU per run across host and worker (a fresh context per run, the bootstrap and program scripts, calls into the isolate, GC, the refusal parse's JSON AST ~0.35 ms, IPC); levers left: a startup snapshot of the bootstrap (benchmarks/snapshot-probe.ts: ~0.6 ms CPU less per context), the refusal parse without a JSON AST.",
+    "Decisions 026, 034 §6–7, 039: ~6 ms of CPU per run across host and worker (a fresh context per run, the bootstrap and program scripts, calls into the isolate, GC, IPC); built: maxRunsPerWorker 2000, one message for transpile-and-run, the refusal parse answered from the AST's text, the startup snapshot of the bootstrap (Node ≥ 22 only: not in a Node 20 run, ~0.2 ms CPU less per run); what remains is V8's price of a fresh context per run and the calls into the isolate.",
   'cold-start':
     "Decision 022 §3d: the sandbox worker's start (~170 ms), the checker's first SDK compile and the savings ledger's tokenizer (~130 ms, on the host thread); a snapshot of the worker's bootstrap and the tokenizer off the host's thread.",
   'throughput-check': 'Decision 026: the same CPU per run as the warm run with the check.',
   'throughput-nocheck': 'Decision 026: the same CPU per run as the warm run without the check.',
   'throughput-cpu':
-    "Decisions 026, 034 §6: a fresh context per run, the bootstrap and program scripts, the calls into the isolate, GC and the refusal parse's JSON AST in the worker; the host's executor stages and the IPC both ways (maxRunsPerWorker 2000 and one message for transpile-and-run are built); levers left: a startup snapshot of the bootstrap, the refusal parse without a JSON AST.",
+    "Decisions 026, 034 §6–7, 039: a fresh context per run, the bootstrap and program scripts, the calls into the isolate and GC in the worker; the host's executor stages and the IPC both ways (built: maxRunsPerWorker 2000, one message for transpile-and-run, the refusal parse answered from the AST's text, the startup snapshot on Node ≥ 22); what remains is V8's price of a fresh context per run.",
   'vs-worker': 'Decision 026: the warm-run levers (the fixed cost per run).',
   'vs-run': 'Decision 026: the warm-run levers (the fixed cost per run).',
   'vs-workerd': 'Decision 026: the warm-run levers (the fixed cost per run).',
