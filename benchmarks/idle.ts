@@ -11,7 +11,7 @@
  */
 import { parseArgs } from 'node:util';
 import { catalogTools } from './lib/checkout.js';
-import { treeCpuMs } from './lib/processes.js';
+import { selfCpuMs, treeCpuMs } from './lib/processes.js';
 import { loadIsocode } from './engines/isocode.js';
 import { buildCatalog } from './scenarios/catalog.js';
 import { REALISTIC_PROGRAM } from './scenarios/programs.js';
@@ -26,10 +26,6 @@ const SECONDS = Number(values.seconds);
 const AFTER = Number(values.after);
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-const selfMs = (): number => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
-};
 
 const mod = await loadIsocode();
 if (typeof mod === 'string') throw new Error(mod);
@@ -47,10 +43,10 @@ for (let i = 0; i < 50; i++) {
 }
 await sleep(AFTER * 1000);
 const tree0 = treeCpuMs();
-const self0 = selfMs();
+const self0 = selfCpuMs();
 await sleep(SECONDS * 1000);
 const tree = (treeCpuMs() - tree0) / SECONDS;
-const host = (selfMs() - self0) / SECONDS;
+const host = (selfCpuMs() - self0) / SECONDS;
 await runtime.close();
 console.log(
   `idle for ${SECONDS} s, ${AFTER} s after the last run: ${tree.toFixed(1)} ms of CPU per second ` +

@@ -11,6 +11,8 @@
 import { parseArgs } from 'node:util';
 import { SandboxPool, type SandboxBinding } from '../src/sandbox/index.js';
 import type { Dispatch } from '../src/sandbox/types.js';
+import { selfCpuMs } from './lib/processes.js';
+import { summarize } from './lib/stats.js';
 import { SNAPSHOT_SUPPORTED, type BootstrapMode } from '../src/sandbox/isolate-snapshot.js';
 
 const { values } = parseArgs({
@@ -38,21 +40,15 @@ const CODE = program(`
 const dispatch: Dispatch = (tool) =>
   Promise.resolve({ ok: true, value: tool === 'users.get' ? { name: 'Ada' } : 42 });
 
-const cpuMs = (): number => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
-};
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1] ?? NaN;
-
 async function block(pool: SandboxPool): Promise<{ cpu: number; isolate: number }> {
-  const start = cpuMs();
+  const start = selfCpuMs();
   let isolate = 0;
   for (let i = 0; i < RUNS; i++) {
     const out = await pool.run({ js: CODE, bindings, dispatch });
     if (!out.ok) throw new Error(`run failed: ${JSON.stringify(out).slice(0, 300)}`);
     isolate += out.stats.cpuMs;
   }
-  return { cpu: (cpuMs() - start) / RUNS, isolate: isolate / RUNS };
+  return { cpu: (selfCpuMs() - start) / RUNS, isolate: isolate / RUNS };
 }
 
 const modes: BootstrapMode[] = ['script', 'snapshot'];
@@ -71,9 +67,11 @@ for (let round = 0; round < ROUNDS; round++) {
 for (const pool of pools.values()) await pool.close();
 const line = (m: BootstrapMode): string => {
   const s = seen.get(m) ?? { cpu: [], isolate: [] };
-  return `${m}: ${median(s.cpu).toFixed(3)} ms CPU per run (isolate ${median(s.isolate).toFixed(3)} ms)`;
+  return `${m}: ${summarize(s.cpu).median.toFixed(3)} ms CPU per run (isolate ${summarize(s.isolate).median.toFixed(3)} ms)`;
 };
-const ratio = median(seen.get('snapshot')?.cpu ?? []) / median(seen.get('script')?.cpu ?? []);
+const ratio =
+  summarize(seen.get('snapshot')?.cpu ?? []).median /
+  summarize(seen.get('script')?.cpu ?? []).median;
 console.log(
   `Node ${process.version}, V8 ${process.versions.v8} (snapshot ${SNAPSHOT_SUPPORTED ? 'used' : 'not supported: both run the script'}); ${ROUNDS} rounds × ${RUNS} runs\n` +
     `${line('script')}\n${line('snapshot')}\nsnapshot ÷ script ${ratio.toFixed(3)}`,

@@ -19,7 +19,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { catalogTools } from './lib/checkout.js';
-import { readStat } from './lib/processes.js';
+import { readStat, selfCpuMs } from './lib/processes.js';
 import { loadIsocode } from './engines/isocode.js';
 import { buildCatalog } from './scenarios/catalog.js';
 import { REALISTIC_PROGRAM } from './scenarios/programs.js';
@@ -118,10 +118,6 @@ async function life(maxRuns: number): Promise<void> {
       ?.workers ?? {};
   const served = new Map<number, number>();
   const lines = new Map<number, Array<[number, number]>>();
-  const selfMs = (): number => {
-    const u = process.cpuUsage();
-    return (u.user + u.system) / 1000;
-  };
   const call = async (): Promise<void> => {
     const out = (await runtime.execute(
       { name: 'run_code', args: { code: REALISTIC_PROGRAM, description: 'life' } },
@@ -131,15 +127,15 @@ async function life(maxRuns: number): Promise<void> {
   };
   const meter = workerCpuMeter(() => pool().pids ?? []);
   await call();
-  const host0 = selfMs();
+  const host0 = selfCpuMs();
   const workers0 = meter.total();
   for (let done = 0; done < RUNS; done += SLICE) {
-    const sliceHost = selfMs();
+    const sliceHost = selfCpuMs();
     const sliceWorkers = meter.total();
     for (let i = 0; i < SLICE; i++) await call();
     // Let the pool's memory poll see the worker after the slice.
     await new Promise((resolve) => setTimeout(resolve, 120));
-    const host = selfMs() - sliceHost;
+    const host = selfCpuMs() - sliceHost;
     const worker = meter.total() - sliceWorkers;
     const { pids = [], rssBytes = NaN } = pool();
     const rss = rssBytes / 2 ** 20;
@@ -153,7 +149,7 @@ async function life(maxRuns: number): Promise<void> {
         `CPU/run host ${(host / SLICE).toFixed(2)} workers ${(worker / SLICE).toFixed(2)} ms`,
     );
   }
-  const host = selfMs() - host0;
+  const host = selfCpuMs() - host0;
   const workers = meter.total() - workers0;
   meter.stop();
   const growth = [...lines.values()]

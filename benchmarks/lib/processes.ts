@@ -13,6 +13,12 @@ interface ProcStat {
   cpuMs: number;
 }
 
+/** CPU ms (user + system) this process has used so far, isolated-vm's threads included. */
+export function selfCpuMs(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+}
+
 /** A process's parent and CPU ms (user + system) from `/proc/<pid>/stat`; undefined once it is gone. */
 export function readStat(pid: string): ProcStat | undefined {
   try {

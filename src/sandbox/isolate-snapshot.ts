@@ -64,7 +64,6 @@ export function startupSnapshot(): Promise<ivm.ExternalCopy<ArrayBuffer> | undef
 /** Turns the snapshot off for the life of the process, keeping `error`'s message as the reason. */
 export function snapshotGaveUp(error: unknown): void {
   snapshotFailure = error instanceof Error ? error.message : String(error);
-  snapshot = Promise.resolve(undefined);
 }
 
 /** Why this process's isolates run the bootstrap script instead of starting from the snapshot. */
