@@ -12,6 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, openSync, realpathSync } from 'node:fs';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
 import { findPostexecLibrary, POSTEXEC_FILTER_PATH, POSTEXEC_INSTALL_HINT } from './postexec.js';
+import { elfLoading } from './elf.js';
 import { noExecFile, seccompFile } from './seccomp.js';
 
 /**
@@ -103,7 +104,7 @@ export function sharedLibraryDirs(binary: string): string[] {
   const known = libraryDirs.get(binary);
   if (known !== undefined) return known;
   const dirs = new Set<string>();
-  const ldd = spawnSync('ldd', [binary], { encoding: 'utf8', timeout: 5_000, env: {} });
+  const ldd = listLibraries(binary);
   if (ldd.status === 0 || /not a dynamic executable/.test(`${ldd.stdout}${ldd.stderr}`)) {
     for (const match of ldd.stdout.matchAll(/(\/[^\s()]+)/g)) {
       const file = match[1];
@@ -116,6 +117,26 @@ export function sharedLibraryDirs(binary: string): string[] {
   const out = [...dirs];
   libraryDirs.set(binary, out);
   return out;
+}
+
+/**
+ * What `ldd binary` prints, asked of the loader itself (`<loader> --list`, which is what `ldd` runs):
+ * the loader the binary names, or this process's own for a shared object (an addon). A static file
+ * lists nothing; anything the loader cannot list goes to `ldd`.
+ */
+function listLibraries(binary: string): { status: number | null; stdout: string; stderr: string } {
+  const run = (file: string, args: string[]): ReturnType<typeof listLibraries> => {
+    const r = spawnSync(file, args, { encoding: 'utf8', timeout: 5_000, env: {} });
+    return { status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
+  };
+  const elf = elfLoading(binary);
+  if (elf?.dynamic === false) return { status: 0, stdout: '', stderr: '' };
+  const loader = elf?.interpreter ?? (elf ? elfLoading(process.execPath)?.interpreter : undefined);
+  if (loader !== undefined && isAbsolute(loader) && existsSync(loader)) {
+    const listed = run(loader, ['--list', binary]);
+    if (listed.status === 0) return listed;
+  }
+  return run('ldd', [binary]);
 }
 
 /** `path` and, when it differs, its real path (Node resolves module paths to real ones). */
