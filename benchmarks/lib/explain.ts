@@ -109,7 +109,7 @@ const CLOSE: Readonly<Record<string, string>> = {
   'vs-node-vm':
     "Decisions 026, 034 §6–7, 039: ~6 ms of CPU per run across host and worker (a fresh context per run, the bootstrap and program scripts, calls into the isolate, GC, IPC); built: maxRunsPerWorker 2000, one message for transpile-and-run, the refusal parse answered from the AST's text, the startup snapshot of the bootstrap (Node ≥ 22 only: not in a Node 20 run, ~0.2 ms CPU less per run); what remains is V8's price of a fresh context per run and the calls into the isolate.",
   'cold-start':
-    "Decision 034 §8: the savings ledger's tokenizer (~270 ms of setup, ~500 ms of the host's CPU: V8 compiling gpt-tokenizer's 2.4 MB rank module and building its maps), the sandbox worker's start behind the wall (~300 ms; the other spares now start after the first) and the checker (~80 ms); what would close it: the tokenizer in a worker thread, off the first run's path.",
+    "Decision 034 §8: the savings ledger's tokenizer (~270 ms of setup, ~500 ms of the host's CPU: V8 compiling gpt-tokenizer's 2.4 MB rank module and building its maps), the sandbox worker's start behind the wall (~300 ms; the other spares now start after the first) and the checker (~80 ms); what would close it is less CPU (the tokenizer in a worker thread was measured: it only moves the wait to the first run).",
   'throughput-check': 'Decision 026: the same CPU per run as the warm run with the check.',
   'throughput-nocheck': 'Decision 026: the same CPU per run as the warm run without the check.',
   'throughput-cpu':
