@@ -19,6 +19,7 @@ const PT_DYNAMIC = 2;
 const PT_INTERP = 3;
 /** Bounds on what a header may ask to read (real files: tens of headers, a loader path of ~30 bytes). */
 const MAX_HEADERS = 512;
+const MAX_HEADER_SIZE = 256;
 const MAX_PATH = 4096;
 
 /** Reads `file`'s program headers; undefined when it is not an ELF file or cannot be read. */
@@ -43,7 +44,7 @@ export function elfLoading(file: string): ElfLoading | undefined {
     const offset = word(head, wide ? 32 : 28);
     const size = u16(head, wide ? 54 : 42);
     const count = u16(head, wide ? 56 : 44);
-    if (count > MAX_HEADERS || size < (wide ? 56 : 32)) return undefined;
+    if (count > MAX_HEADERS || size < (wide ? 56 : 32) || size > MAX_HEADER_SIZE) return undefined;
     const table = read(size * count, offset);
     if (table === undefined) return undefined;
     let interpreter: string | undefined;

@@ -27,14 +27,14 @@ const addon = createRequire(import.meta.url).resolve('isolated-vm/out/isolated_v
 function elf64(
   type: number,
   payload: Buffer,
-  overrides: { count?: number; length?: number } = {},
+  overrides: { count?: number; length?: number; size?: number } = {},
 ): Buffer {
   const head = Buffer.alloc(64 + 56);
   head.writeUInt32BE(0x7f454c46, 0);
   head[4] = 2;
   head[5] = 1;
   head.writeBigUInt64LE(64n, 32); // e_phoff
-  head.writeUInt16LE(56, 54); // e_phentsize
+  head.writeUInt16LE(overrides.size ?? 56, 54); // e_phentsize
   head.writeUInt16LE(overrides.count ?? 1, 56); // e_phnum
   head.writeUInt32LE(type, 64);
   head.writeBigUInt64LE(BigInt(head.length), 64 + 8); // p_offset
@@ -106,6 +106,7 @@ describe('reading program headers', () => {
     expect(elfLoading(file('text', '#!/bin/sh\necho hi\n'))).toBeUndefined();
     expect(elfLoading(file('short', Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1])))).toBeUndefined();
     expect(elfLoading(file('many', elf64(3, loader, { count: 60_000 })))).toBeUndefined();
+    expect(elfLoading(file('wide', elf64(3, loader, { size: 65_535 })))).toBeUndefined();
     expect(elfLoading(file('long', elf64(3, loader, { length: 1 << 30 })))).toBeUndefined();
     expect(elfLoading(file('past-end', elf64(3, loader, { length: 4000 })))).toBeUndefined();
     expect(elfLoading(join(dir, 'missing'))).toBeUndefined();

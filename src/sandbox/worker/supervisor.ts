@@ -180,13 +180,13 @@ export class WorkerPool {
     if (this.spare === 0 || this.closed) return;
     const idleOrStarting = (): WorkerHandle[] =>
       [...this.workers].filter((w) => !this.leased.has(w) && !w.gone);
-    let waiting = idleOrStarting();
-    if (waiting.length === 0) {
+    if (idleOrStarting().length === 0) {
       const first = this.start();
       if (first !== undefined) this.idle.push(first);
-      waiting = idleOrStarting();
     }
-    let ready = await anyReady(waiting);
+    const waiting = idleOrStarting();
+    // Every worker leased (none could start): those show that the pool can start one.
+    let ready = await anyReady(waiting.length > 0 ? waiting : [...this.workers]);
     this.refill();
     // The first start failed: the others (started by refill) are the second chance.
     if (!ready) ready = await anyReady(idleOrStarting());
