@@ -25,7 +25,7 @@ import type { RunOutcome, RunRequest, SandboxLimits } from './types.js';
 import type { Watchdog } from './watchdog.js';
 
 /** Why the host stopped a program. */
-export type KillReason = 'cpu' | 'wall' | 'log-limit' | 'aborted' | 'closed';
+export type KillReason = 'cpu' | 'wall' | 'log-limit' | 'aborted' | 'closed' | 'protocol';
 
 /** What a run needs besides its isolate. */
 export interface ProgramRunOptions {
@@ -71,6 +71,13 @@ function killed(reason: KillReason, limits: SandboxLimits): Decoded {
         ok: false,
         kind: 'aborted',
         message: 'the run was aborted: the sandbox is shutting down',
+      };
+    case 'protocol':
+      return {
+        ok: false,
+        kind: 'internal',
+        message:
+          'the sandbox sent a message outside its protocol; the run was stopped and its isolate discarded',
       };
   }
 }
@@ -226,20 +233,28 @@ export class ProgramRun {
     // once the outcome is in or the run is killed: a late reply is dropped here and never enters
     // the isolate.
     const durable = request.durable !== undefined;
+    // Only the bootstrap sends, and only these three shapes: anything else (an unknown kind, an
+    // outcome that is not text, a call without an integer id) means the isolate's side is broken,
+    // and the run ends now instead of waiting for its wall limit.
     port.attach((kind, a, b, c, d, e) => {
       if (kind === MESSAGE.outcome) {
-        if (this.outcomeText === undefined && typeof a === 'string') {
+        if (typeof a !== 'string') this.kill('protocol');
+        else if (this.outcomeText === undefined) {
           this.outcomeText = a;
           this.wake();
         }
         return;
       }
-      arrivals.arrive();
       if (kind === MESSAGE.log) {
+        arrivals.arrive();
         logs.push(a, b);
         return;
       }
-      if (kind !== MESSAGE.call || typeof a !== 'number' || !Number.isSafeInteger(a)) return;
+      if (kind !== MESSAGE.call || typeof a !== 'number' || !Number.isSafeInteger(a)) {
+        this.kill('protocol');
+        return;
+      }
+      arrivals.arrive();
       // A durable run's call carries its trace; a malformed one (null) is refused by the bridge.
       const trace = durable ? (readCallTrace(d, e, request.mapPosition) ?? null) : undefined;
       awaiting++;
