@@ -98,6 +98,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         maxCodeChars: codeMode.maxCodeChars,
         timeoutMs: codeMode.timeoutMs,
         onProgress: (callId, event) => progress.emit(callId, event), // a listener never breaks a run
+        progressListened: () => !progress.idle,
       }),
     );
   }

@@ -33,9 +33,12 @@ export function eventJson(args: unknown): JsonValue | undefined {
   return { truncated: true, chars: text.length, head: text.slice(0, MAX_EVENT_ARGS_CHARS) };
 }
 
-/** `ctx.dispatch`, recording each call into `calls` and announcing it through `ctx.emit`. */
+/**
+ * `ctx.dispatch`, recording each call into `calls` and announcing it through `ctx.emit` — when
+ * someone listens as the call starts (`ctx.listening`): its start and its end, or neither.
+ */
 export function recordingDispatch(
-  ctx: Pick<RunnerContext, 'dispatch' | 'emit'>,
+  ctx: Pick<RunnerContext, 'dispatch' | 'emit' | 'listening'>,
   calls: CallLine[],
 ): (name: string, args: unknown, signal?: AbortSignal, trace?: CallTrace) => Promise<ToolResult> {
   let arrivals = 0;
@@ -48,20 +51,24 @@ export function recordingDispatch(
     let callId: string | undefined;
     const watch: CallWatch = { id: (id) => (callId = id) };
     const pending = ctx.dispatch(name, args, signal, trace, watch);
-    ctx.emit({
-      type: 'call-start',
-      name,
-      seq,
-      args: eventJson(args),
-      at: Date.now(),
-      ...(callId === undefined ? {} : { callId }),
-    });
+    // Nobody listening: no call events (each costs a JSON copy of the arguments and the result).
+    const announce = ctx.listening?.() ?? true;
+    if (announce)
+      ctx.emit({
+        type: 'call-start',
+        name,
+        seq,
+        args: eventJson(args),
+        at: Date.now(),
+        ...(callId === undefined ? {} : { callId }),
+      });
     const r = await pending;
     const durationMs = performance.now() - started;
     const line: CallLine = r.ok
       ? { name, ok: true, durationMs }
       : { name, ok: false, code: r.error.code, durationMs };
     calls.push(line);
+    if (!announce) return r;
     ctx.emit({
       type: 'call-end',
       name,

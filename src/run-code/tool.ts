@@ -20,6 +20,8 @@ export interface RunCodeToolOptions {
   sdkFor: (scope: string) => ScopeSdk;
   /** Receives progress events of every run, tagged with the run_code call id. */
   onProgress?: ((callId: string, event: RunProgressEvent) => void) | undefined;
+  /** Whether anyone receives them now (`onProgress` may drop them). @default true when `onProgress` is set */
+  progressListened?: (() => boolean) | undefined;
 }
 
 const DESCRIPTION =
@@ -75,6 +77,7 @@ export function createRunCodeTool(options: RunCodeToolOptions): ResolvedTool<Tra
                 return execute(name, callArgs, callSignal, id);
               }),
         emit: (event) => options.onProgress?.(callId, event),
+        listening: () => options.onProgress !== undefined && (options.progressListened?.() ?? true),
         sdk: () => options.sdkFor(scope),
         clock: options.executor.clockOf(parentToken),
       });

@@ -105,6 +105,11 @@ export interface RunnerContext {
   ): Promise<ToolResult>;
   /** Streams progress (logs, call start/end) as it happens. */
   emit(event: RunProgressEvent): void;
+  /**
+   * False while nobody listens to progress: a runner may then skip building events that cost
+   * something to build (a call's arguments and result as JSON). @default someone listens
+   */
+  listening?: (() => boolean) | undefined;
   /** The SDK of this run's scope (cached per catalog). */
   sdk(): ScopeSdk;
   /**
