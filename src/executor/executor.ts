@@ -14,7 +14,7 @@ import { invalidArgsMessage } from '../tools/schema.js';
 import type { ContentBlock, OutcomeSummary, ToolContext } from '../tools/types.js';
 import type { Approver } from './approval.js';
 import type { PauseClock } from '../pause-clock.js';
-import { checkOutput, runBody } from './body.js';
+import { checkOutput, runBody, withSignal, type LazySignal } from './body.js';
 import { admit, CallRecord, type Target } from './call.js';
 import type { EventBody, EventBus } from './events.js';
 import { HookSet } from './hook-set.js';
@@ -254,7 +254,7 @@ export class Executor {
     };
     const run = (
       signal: AbortSignal,
-      invoke: (signal: AbortSignal) => unknown,
+      invoke: (signal: LazySignal) => unknown,
       clock?: PauseClock,
     ): Promise<BodyOutcome> =>
       runBody({
@@ -274,14 +274,16 @@ export class Executor {
       try {
         body = await run(
           transport.signal,
-          (signal) => target.tool.execute(args, { ...base, signal, parentToken }),
+          (signal) => target.tool.execute(args, withSignal({ ...base, parentToken }, signal)),
           this.clockOf(parentToken),
         );
       } finally {
         await transport.settle();
       }
     } else {
-      body = await run(call.signal, (signal) => target.tool.execute(args, { ...base, signal }));
+      body = await run(call.signal, (signal) =>
+        target.tool.execute(args, withSignal({ ...base }, signal)),
+      );
     }
     const outcome = checkOutput(target.tool, body);
     // An abort after the body started replaces only a success.

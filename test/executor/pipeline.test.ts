@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import {
   createRuntime,
@@ -246,6 +246,57 @@ describe('the pipeline', () => {
     expect(!res.ok && res.error).toMatchObject({ code: 'TOOL_ERROR', message: 'interrupted' });
     const timed = await rt.execute({ name: 'slow', args: {} });
     expect(!timed.ok && timed.error.code).toBe('TOOL_TIMEOUT');
+  });
+
+  it('a signal first read after the abort or the time-out is already aborted, with the reason; hook and body share it', async () => {
+    const seen: { name: string; aborted: boolean; reason: unknown }[] = [];
+    const bodySignals = new Map<string, AbortSignal>();
+    const hookSignals = new Map<string, AbortSignal>();
+    const late = (name: string, timeoutMs?: number) =>
+      defineTool({
+        name,
+        description: '',
+        input: {},
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+        // Reads nothing of its context until the abort or the time limit has passed.
+        execute: async (_a, ctx) => {
+          await new Promise((r) => setTimeout(r, 60));
+          const s = ctx.signal;
+          bodySignals.set(name, s);
+          seen.push({ name, aborted: s.aborted, reason: s.reason });
+          return 1;
+        },
+      });
+    const rt = await createRuntime({
+      tools: [late('aborted'), late('timed', 10), late('untouched')],
+      abortGraceMs: 1_000,
+      hooks: {
+        execute: async (c, next) => {
+          const out = await next();
+          hookSignals.set(c.tool.name, c.signal); // read after the body: the same object
+          return out;
+        },
+      },
+    });
+    const ac = new AbortController();
+    const pending = rt.execute({ name: 'aborted', args: {} }, { signal: ac.signal });
+    setTimeout(() => ac.abort(new Error('caller gave up')), 5);
+    expect(((await pending) as { ok: boolean }).ok).toBe(false);
+    const timed = await rt.execute({ name: 'timed', args: {} });
+    expect(!timed.ok && timed.error.code).toBe('TOOL_TIMEOUT');
+    expect((await rt.execute({ name: 'untouched', args: {} })).ok).toBe(true);
+    const by = Object.fromEntries(seen.map((s) => [s.name, s]));
+    expect(by.aborted).toMatchObject({ aborted: true });
+    expect((by.aborted?.reason as Error).message).toBe('caller gave up');
+    expect(by.timed).toMatchObject({ aborted: true });
+    expect((by.timed?.reason as Error).message).toBe('tool time limit exceeded');
+    expect(by.untouched).toMatchObject({ aborted: false, reason: undefined });
+    // The hook read its context's signal after the body: the same signal the body was given.
+    await vi.waitFor(() => expect(hookSignals.size).toBe(3));
+    for (const name of ['aborted', 'timed', 'untouched']) {
+      expect(bodySignals.get(name), name).toBeInstanceOf(AbortSignal);
+      expect(hookSignals.get(name), name).toBe(bodySignals.get(name));
+    }
   });
 
   it('a body that ignores abort is abandoned after abortGraceMs (the call still settles)', async () => {
