@@ -187,15 +187,19 @@ export interface Runtime {
   describeTools(names: readonly string[], scope?: string): DescribeToolsResult;
   /** Counters: isolates, checker, live runs. */
   stats(): RuntimeStats;
-  /** Subscribes to run_code progress (logs, nested calls) by run_code call id. */
+  /**
+   * Subscribes to run_code progress (logs, nested calls) by run_code call id. Subscribe before the
+   * run starts: a nested call's `call-start` and `call-end` go to those listening as the call starts
+   * (both, or neither; with nobody listening they are not built at all).
+   */
   onProgress(listener: (callId: string, event: RunProgressEvent) => void): () => void;
-  /** Releases isolates, the checker process and the audit sink. Idempotent. */
   /**
    * A run slot of `scope` if admission has one free now, without waiting: its release function
    * (call it once), or undefined. Durable runs take their slot this way before they claim a run from
    * the store. A runtime whose runner has no admission always gives one.
    */
   reserveRun(scope?: string): Promise<(() => void) | undefined>;
+  /** Releases isolates, the checker process and the audit sink. Idempotent. */
   close(): Promise<void>;
 }
 
