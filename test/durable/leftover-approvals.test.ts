@@ -151,7 +151,9 @@ describe('approvals left pending when a run ends', () => {
       id,
       scope: 'default',
       program,
-      lease: { owner: dead.owner, expiresAt: Date.now() - 1 },
+      // Held until its state is written: an expired `running` run would be claimed and replayed by
+      // this runtime's recovery loop before the test made it what it is meant to be.
+      lease: { owner: dead.owner, expiresAt: Date.now() + 600_000 },
     });
     // The dead life's call waited for an approval: journaled `pending`, its approval pending.
     await rt.store.recordArrival(
@@ -168,6 +170,8 @@ describe('approvals left pending when a run ends', () => {
       scope: 'default',
       reason: '',
     });
+    // Only now the dead replica's lease lapses: recovery and cancel see the whole state at once.
+    await rt.store.updateRun(id, { leaseExpiresAt: Date.now() - 1 });
     return { id, approval };
   }
 
