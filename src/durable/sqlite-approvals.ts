@@ -1,0 +1,106 @@
+/** The embedded store's approvals: create, read, list, decide and expire (one transaction each). */
+import { IsocodeError } from '../errors.js';
+import { encodeJson, encodeText, isStorableId } from './encode.js';
+import type { SqlValue } from './sqlite-driver.js';
+import { toApproval as approvalOf } from './rows.js';
+import { clamp, marks, type SqliteContext } from './sqlite-context.js';
+import type { RunStore } from './store.js';
+
+/** The approval methods of the store on `ctx`. */
+export function approvalMethods(
+  ctx: SqliteContext,
+): Pick<
+  RunStore,
+  'createApproval' | 'getApproval' | 'listApprovals' | 'decideApproval' | 'expireApprovals'
+> {
+  const { tx, one, all, addBytes, decide, announce } = ctx;
+  return {
+    createApproval: (a) =>
+      tx(() => {
+        const args = encodeJson(a.args) ?? 'null';
+        const row = one(
+          `INSERT INTO approvals (id, run_id, call_key, tool, args, scope, reason, status, created_at, expires_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?) RETURNING *`,
+          a.id,
+          a.runId,
+          encodeText(a.callKey),
+          encodeText(a.tool),
+          args,
+          a.scope,
+          encodeText(a.reason),
+          Date.now(),
+          a.expiresAt ?? null,
+        );
+        addBytes(a.runId, args.length);
+        return approvalOf(row!);
+      }).catch((e: unknown) => {
+        const cause = (e as { cause?: unknown }).cause;
+        if (/FOREIGN KEY/i.test(cause instanceof Error ? cause.message : ''))
+          throw new IsocodeError('NOT_FOUND', 'unknown run', { cause });
+        throw e;
+      }),
+
+    getApproval: (id, scope) =>
+      !isStorableId(id)
+        ? Promise.resolve(undefined)
+        : tx(() => {
+            const row = one('SELECT * FROM approvals WHERE id = ?', id);
+            const a = row ? approvalOf(row) : undefined;
+            return a && (scope === undefined || a.scope === scope) ? a : undefined;
+          }),
+
+    listApprovals: (f = {}) =>
+      tx(() => {
+        const where: string[] = [];
+        const params: SqlValue[] = [];
+        const cond = (sql: string, ...values: SqlValue[]): void => {
+          where.push(sql);
+          params.push(...values);
+        };
+        if (f.scope !== undefined) cond('scope = ?', f.scope);
+        if (f.runId !== undefined) cond('run_id = ?', f.runId);
+        if (f.status) {
+          if (f.status.length === 0) return [];
+          where.push(`status IN (${marks(f.status.length)})`);
+          params.push(...f.status);
+        }
+        if (f.after !== undefined)
+          cond(
+            f.newestFirst
+              ? 'ord < coalesce((SELECT ord FROM approvals WHERE id = ?), 9007199254740991)'
+              : 'ord > coalesce((SELECT ord FROM approvals WHERE id = ?), 0)',
+            f.after,
+          );
+        return all(
+          `SELECT * FROM approvals${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ord${f.newestFirst ? ' DESC' : ''} LIMIT ${clamp(f.limit)}`,
+          ...params,
+        ).map(approvalOf);
+      }),
+
+    decideApproval: (id, status, by, scope) =>
+      !isStorableId(id)
+        ? Promise.resolve(undefined)
+        : tx(() => {
+            if (
+              scope !== undefined &&
+              one('SELECT 1 AS ok FROM approvals WHERE id = ? AND scope = ?', id, scope) ===
+                undefined
+            )
+              return undefined;
+            const d = decide(id, status, by, Date.now());
+            if (d) announce([d]);
+            return d;
+          }),
+
+    expireApprovals: (now, by) =>
+      tx(() => {
+        const due = all(
+          `SELECT id FROM approvals WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at < ? ORDER BY ord LIMIT 500`,
+          now,
+        );
+        const decided = due.flatMap((r) => decide(String(r.id), 'unavailable', by, now) ?? []);
+        announce(decided);
+        return decided;
+      }),
+  };
+}
