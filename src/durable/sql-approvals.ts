@@ -1,0 +1,103 @@
+/** The PostgreSQL store's approvals: create, read, list, decide and expire (decisions announced by NOTIFY). */
+import { encodeJson, encodeText, isStorableId } from './encode.js';
+import { toApproval } from './rows.js';
+import { clamp, type SqlContext } from './sql-context.js';
+import type { RunStore } from './store.js';
+
+/** The approval methods of the store on `ctx`. */
+export function approvalMethods(
+  ctx: SqlContext,
+): Pick<
+  RunStore,
+  'createApproval' | 'getApproval' | 'listApprovals' | 'decideApproval' | 'expireApprovals'
+> {
+  const { s, decisions, wakeChannel, query, wakeApproval } = ctx;
+  return {
+    async createApproval(a) {
+      const args = encodeJson(a.args) ?? 'null';
+      const rows = await query(
+        `WITH ins AS (
+           INSERT INTO ${s}.approvals (id, run_id, call_key, tool, args, scope, reason, status, created_at, expires_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, $9) RETURNING *),
+         b AS (UPDATE ${s}.runs SET bytes = bytes + $10 WHERE id = $2)
+         SELECT * FROM ins`,
+        [
+          a.id,
+          a.runId,
+          encodeText(a.callKey),
+          encodeText(a.tool),
+          args,
+          a.scope,
+          encodeText(a.reason),
+          Date.now(),
+          a.expiresAt ?? null,
+          args.length,
+        ],
+      );
+      return toApproval(rows[0]!);
+    },
+
+    async getApproval(id, scope) {
+      if (!isStorableId(id)) return undefined;
+      const params: unknown[] = [id];
+      const rows = await query(
+        `SELECT * FROM ${s}.approvals WHERE id = $1${scope === undefined ? '' : ` AND scope = $${params.push(scope)}`}`,
+        params,
+      );
+      return rows[0] ? toApproval(rows[0]) : undefined;
+    },
+
+    async listApprovals(f = {}) {
+      const params: unknown[] = [];
+      const where: string[] = [];
+      if (f.scope !== undefined) where.push(`scope = $${params.push(f.scope)}`);
+      if (f.runId !== undefined) where.push(`run_id = $${params.push(f.runId)}`);
+      if (f.status) {
+        if (f.status.length === 0) return [];
+        where.push(`status = ANY($${params.push([...f.status])})`);
+      }
+      if (f.after !== undefined)
+        where.push(
+          f.newestFirst
+            ? `ord < coalesce((SELECT ord FROM ${s}.approvals WHERE id = $${params.push(f.after)}), 9223372036854775807)`
+            : `ord > coalesce((SELECT ord FROM ${s}.approvals WHERE id = $${params.push(f.after)}), 0)`,
+        );
+      const rows = await query(
+        `SELECT * FROM ${s}.approvals${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ord${f.newestFirst ? ' DESC' : ''} LIMIT ${clamp(f.limit)}`,
+        params,
+      );
+      return rows.map(toApproval);
+    },
+
+    async decideApproval(id, status, by, scope) {
+      if (!isStorableId(id)) return undefined;
+      const params: unknown[] = [id, status, encodeText(by), Date.now(), decisions, wakeChannel];
+      const rows = await query(
+        `WITH u AS (
+           UPDATE ${s}.approvals SET status = $2, decided_by = $3, decided_at = $4
+           WHERE id = $1 AND status = 'pending'${scope === undefined ? '' : ` AND scope = $${params.push(scope)}`}
+           RETURNING *)
+         SELECT u.*, pg_notify($5, u.id) AS n1, pg_notify($6, u.run_id) AS n2 FROM u`,
+        params,
+      );
+      if (!rows[0]) return undefined;
+      wakeApproval(id);
+      return toApproval(rows[0]);
+    },
+
+    async expireApprovals(now, by) {
+      const rows = await query(
+        `WITH u AS (
+           UPDATE ${s}.approvals SET status = 'unavailable', decided_by = $2, decided_at = $1
+           WHERE id IN (SELECT id FROM ${s}.approvals WHERE status = 'pending' AND expires_at < $1 ORDER BY ord LIMIT 500)
+             AND status = 'pending'
+           RETURNING *)
+         SELECT u.*, pg_notify($3, u.id) AS n1, pg_notify($4, u.run_id) AS n2 FROM u`,
+        [now, encodeText(by), decisions, wakeChannel],
+      );
+      const decided = rows.map(toApproval);
+      for (const a of decided) wakeApproval(a.id);
+      return decided;
+    },
+  };
+}
