@@ -2,15 +2,10 @@
 import { encodeJson, encodeText, isStorableId } from './encode.js';
 import { toApproval } from './rows.js';
 import { clamp, type SqlContext } from './sql-context.js';
-import type { RunStore } from './store.js';
+import type { RunStoreApprovals } from './store.js';
 
 /** The approval methods of the store on `ctx`. */
-export function approvalMethods(
-  ctx: SqlContext,
-): Pick<
-  RunStore,
-  'createApproval' | 'getApproval' | 'listApprovals' | 'decideApproval' | 'expireApprovals'
-> {
+export function approvalMethods(ctx: SqlContext): RunStoreApprovals {
   const { s, decisions, wakeChannel, query, wakeApproval } = ctx;
   return {
     async createApproval(a) {

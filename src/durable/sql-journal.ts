@@ -2,25 +2,10 @@
 import { encodeJson, encodeText } from './encode.js';
 import { toCall, toEvent, toValue } from './rows.js';
 import { clamp, type SqlContext } from './sql-context.js';
-import type { RunStore } from './store.js';
+import type { RunStoreJournal } from './store.js';
 
 /** The journal methods of the store on `ctx`. */
-export function journalMethods(
-  ctx: SqlContext,
-): Pick<
-  RunStore,
-  | 'recordArrival'
-  | 'markCallStarted'
-  | 'finishCall'
-  | 'resolveCall'
-  | 'getCall'
-  | 'listCalls'
-  | 'countCalls'
-  | 'recordValue'
-  | 'listValues'
-  | 'appendEvent'
-  | 'listEvents'
-> {
+export function journalMethods(ctx: SqlContext): RunStoreJournal {
   const { s, query, inTx, append, fenced } = ctx;
   return {
     async recordArrival(c, f) {

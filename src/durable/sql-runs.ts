@@ -3,23 +3,10 @@ import { IsocodeError } from '../errors.js';
 import { encodeJson, encodeText, isStorableId } from './encode.js';
 import { toApproval, toRun, type Row } from './rows.js';
 import { clamp, len, type SqlContext } from './sql-context.js';
-import type { ApprovalRecord, RunEvent, RunStore } from './store.js';
+import type { ApprovalRecord, RunEvent, RunStoreRuns } from './store.js';
 
 /** The run methods of the store on `ctx`. */
-export function runMethods(
-  ctx: SqlContext,
-): Pick<
-  RunStore,
-  | 'createRun'
-  | 'getRun'
-  | 'listRuns'
-  | 'updateRun'
-  | 'claimRun'
-  | 'listClaimable'
-  | 'renewLease'
-  | 'releaseRun'
-  | 'settleRun'
-> {
+export function runMethods(ctx: SqlContext): RunStoreRuns {
   const { s, decisions, wakeChannel, query, inTx, notify, wakeApproval, append, claimable } = ctx;
   return {
     async createRun(n) {

@@ -1,18 +1,12 @@
 /** The embedded store's approvals: create, read, list, decide and expire (one transaction each). */
 import { IsocodeError } from '../errors.js';
 import { encodeJson, encodeText, isStorableId } from './encode.js';
-import type { SqlValue } from './sqlite-driver.js';
 import { toApproval as approvalOf } from './rows.js';
-import { clamp, marks, type SqliteContext } from './sqlite-context.js';
-import type { RunStore } from './store.js';
+import { Conditions, clamp, marks, type SqliteContext } from './sqlite-context.js';
+import type { RunStoreApprovals } from './store.js';
 
 /** The approval methods of the store on `ctx`. */
-export function approvalMethods(
-  ctx: SqliteContext,
-): Pick<
-  RunStore,
-  'createApproval' | 'getApproval' | 'listApprovals' | 'decideApproval' | 'expireApprovals'
-> {
+export function approvalMethods(ctx: SqliteContext): RunStoreApprovals {
   const { tx, one, all, addBytes, decide, announce } = ctx;
   return {
     createApproval: (a) =>
@@ -51,18 +45,13 @@ export function approvalMethods(
 
     listApprovals: (f = {}) =>
       tx(() => {
-        const where: string[] = [];
-        const params: SqlValue[] = [];
-        const cond = (sql: string, ...values: SqlValue[]): void => {
-          where.push(sql);
-          params.push(...values);
-        };
+        const where = new Conditions();
+        const cond = where.add.bind(where);
         if (f.scope !== undefined) cond('scope = ?', f.scope);
         if (f.runId !== undefined) cond('run_id = ?', f.runId);
         if (f.status) {
           if (f.status.length === 0) return [];
-          where.push(`status IN (${marks(f.status.length)})`);
-          params.push(...f.status);
+          cond(`status IN (${marks(f.status.length)})`, ...f.status);
         }
         if (f.after !== undefined)
           cond(
@@ -72,8 +61,8 @@ export function approvalMethods(
             f.after,
           );
         return all(
-          `SELECT * FROM approvals${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ord${f.newestFirst ? ' DESC' : ''} LIMIT ${clamp(f.limit)}`,
-          ...params,
+          `SELECT * FROM approvals${where.clause} ORDER BY ord${f.newestFirst ? ' DESC' : ''} LIMIT ${clamp(f.limit)}`,
+          ...where.params,
         ).map(approvalOf);
       }),
 

@@ -33,6 +33,24 @@ export const CLAIMABLE = `status NOT IN (${FINAL}, 'interrupted') AND finished_a
 /** The stored length of a nullable text. */
 export const len = (text: string | null): number => (text === null ? 0 : text.length);
 
+/** A `WHERE` clause built condition by condition, its parameters in placeholder order. */
+export class Conditions {
+  readonly #parts: string[] = [];
+  /** The parameters of the conditions added so far. */
+  readonly params: SqlValue[] = [];
+
+  /** Adds `sql` (with a `?` per value) to the conjunction. */
+  add(sql: string, ...values: SqlValue[]): void {
+    this.#parts.push(sql);
+    this.params.push(...values);
+  }
+
+  /** ` WHERE a AND b`, or nothing when no condition was added. */
+  get clause(): string {
+    return this.#parts.length ? ` WHERE ${this.#parts.join(' AND ')}` : '';
+  }
+}
+
 /** What every method group of the embedded store works with. */
 export interface SqliteContext {
   /** Runs `fn` in one write transaction. Every store method goes through here. */

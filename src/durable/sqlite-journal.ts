@@ -2,25 +2,10 @@
 import { encodeJson, encodeText } from './encode.js';
 import { toCall as callOf, toEvent as eventOf, toValue as valueOf } from './rows.js';
 import { RollBack, clamp, marks, unwrapRollBack, type SqliteContext } from './sqlite-context.js';
-import type { RunStore } from './store.js';
+import type { RunStoreJournal } from './store.js';
 
 /** The journal methods of the store on `ctx`. */
-export function journalMethods(
-  ctx: SqliteContext,
-): Pick<
-  RunStore,
-  | 'recordArrival'
-  | 'markCallStarted'
-  | 'finishCall'
-  | 'resolveCall'
-  | 'getCall'
-  | 'listCalls'
-  | 'countCalls'
-  | 'recordValue'
-  | 'listValues'
-  | 'appendEvent'
-  | 'listEvents'
-> {
+export function journalMethods(ctx: SqliteContext): RunStoreJournal {
   const { tx, one, all, run, holds, addBytes, append } = ctx;
   return {
     recordArrival: (c, f) =>

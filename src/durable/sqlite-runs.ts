@@ -2,24 +2,11 @@
 import { encodeJson, encodeText, isStorableId } from './encode.js';
 import type { SqlValue } from './sqlite-driver.js';
 import { toRun as runOf } from './rows.js';
-import { CLAIMABLE, clamp, len, marks, type SqliteContext } from './sqlite-context.js';
-import type { ApprovalRecord, RunEvent, RunStore } from './store.js';
+import { CLAIMABLE, Conditions, clamp, len, marks, type SqliteContext } from './sqlite-context.js';
+import type { ApprovalRecord, RunEvent, RunStoreRuns } from './store.js';
 
 /** The run methods of the store on `ctx`. */
-export function runMethods(
-  ctx: SqliteContext,
-): Pick<
-  RunStore,
-  | 'createRun'
-  | 'getRun'
-  | 'listRuns'
-  | 'updateRun'
-  | 'claimRun'
-  | 'listClaimable'
-  | 'renewLease'
-  | 'releaseRun'
-  | 'settleRun'
-> {
+export function runMethods(ctx: SqliteContext): RunStoreRuns {
   const { tx, one, all, run, getRun, append, decide, approvalEvent, announce, wake } = ctx;
   return {
     createRun: (n) =>
@@ -69,28 +56,23 @@ export function runMethods(
 
     listRuns: (f = {}) =>
       tx(() => {
-        const where: string[] = [];
-        const params: SqlValue[] = [];
-        const cond = (sql: string, ...values: SqlValue[]): void => {
-          where.push(sql);
-          params.push(...values);
-        };
+        const where = new Conditions();
+        const cond = where.add.bind(where);
         if (f.scope !== undefined) cond('scope = ?', f.scope);
         if (f.status) {
           if (f.status.length === 0) return [];
-          where.push(`status IN (${marks(f.status.length)})`);
-          params.push(...f.status);
+          cond(`status IN (${marks(f.status.length)})`, ...f.status);
         }
-        if (f.unsettled === true) where.push('finished_at IS NULL');
+        if (f.unsettled === true) cond('finished_at IS NULL');
         if (f.leaseExpiredBefore !== undefined)
           cond('(lease_expires_at IS NULL OR lease_expires_at < ?)', f.leaseExpiredBefore);
         if (f.idempotencyKey !== undefined)
           cond('idempotency_key = ?', encodeText(f.idempotencyKey));
         if (f.createdBefore !== undefined) cond('created_at < ?', f.createdBefore);
         return all(
-          `SELECT * FROM runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
+          `SELECT * FROM runs${where.clause}
            ORDER BY created_at DESC, id LIMIT ${clamp(f.limit)}`,
-          ...params,
+          ...where.params,
         ).map(runOf);
       }),
 

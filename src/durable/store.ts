@@ -471,3 +471,37 @@ export interface RunStore {
   /** Releases connections (and the embedded database). Idempotent. */
   close(): Promise<void>;
 }
+
+/** The run methods of {@link RunStore} (one module per engine: sqlite-runs.ts, sql-runs.ts). */
+export type RunStoreRuns = Pick<
+  RunStore,
+  | 'createRun'
+  | 'getRun'
+  | 'listRuns'
+  | 'updateRun'
+  | 'claimRun'
+  | 'listClaimable'
+  | 'renewLease'
+  | 'releaseRun'
+  | 'settleRun'
+>;
+/** The journal methods of {@link RunStore}: calls, recorded values, events (sqlite-journal.ts, sql-journal.ts). */
+export type RunStoreJournal = Pick<
+  RunStore,
+  | 'recordArrival'
+  | 'markCallStarted'
+  | 'finishCall'
+  | 'resolveCall'
+  | 'getCall'
+  | 'listCalls'
+  | 'countCalls'
+  | 'recordValue'
+  | 'listValues'
+  | 'appendEvent'
+  | 'listEvents'
+>;
+/** The approval methods of {@link RunStore} but the wait (sqlite-approvals.ts, sql-approvals.ts). */
+export type RunStoreApprovals = Pick<
+  RunStore,
+  'createApproval' | 'getApproval' | 'listApprovals' | 'decideApproval' | 'expireApprovals'
+>;
