@@ -226,3 +226,47 @@ describe('scopes and modes', () => {
     expect(!empty.ok && empty.error.code).toBe('INVALID_ARGS');
   });
 });
+
+describe('validation issues are bounded', () => {
+  it('a call with thousands of bad fields and long keys gets a short INVALID_ARGS (zod and JSON Schema inputs)', async () => {
+    const zodTool = defineTool({
+      name: 'strict.zod',
+      description: 'strict zod input',
+      input: z.strictObject({ n: z.array(z.number()) }),
+      execute: () => 1,
+    });
+    const jsonTool = defineTool({
+      name: 'strict.json',
+      description: 'strict JSON Schema input',
+      input: {
+        type: 'object',
+        properties: { n: { type: 'array', items: { type: 'number' } } },
+        additionalProperties: false,
+      },
+      execute: () => 1,
+    });
+    const rt = await createRuntime({ tools: [zodTool, jsonTool] });
+    const long = 'k'.repeat(5_000);
+    // 2,000 wrong items and an unknown key of 5,000 characters (and a lone surrogate at the cut).
+    const args = {
+      n: Array.from({ length: 2_000 }, () => 'x'),
+      [`${'𝒳'.repeat(150)}${long}`]: 1,
+    };
+    for (const name of ['strict.zod', 'strict.json']) {
+      const r = await rt.execute({ name, args });
+      expect(r.ok, name).toBe(false);
+      if (r.ok) continue;
+      expect(r.error.code).toBe('INVALID_ARGS');
+      const issues = (r.error.details as { issues: { path: string; message: string }[] }).issues;
+      expect(issues.length, name).toBeLessThanOrEqual(21);
+      expect(issues.at(-1)?.message, name).toMatch(/more issues not shown/);
+      for (const i of issues) {
+        expect(i.path.length + i.message.length, name).toBeLessThan(600);
+        // Clipped text never ends in half a surrogate pair.
+        expect(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/.test(i.path + i.message), name).toBe(false);
+      }
+      expect(r.error.message.length, name).toBeLessThan(12_000);
+    }
+    await rt.close();
+  });
+});

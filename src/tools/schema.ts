@@ -15,6 +15,34 @@ export interface ValidationIssue {
   message: string;
 }
 
+/**
+ * How much of a failed validation is reported: the issues (the first ones), and the characters of
+ * each one's path and message. Both carry what the caller sent (unknown keys, long property names),
+ * so a request or a program cannot make an error as large as its body.
+ */
+export const ISSUE_LIMITS = { issues: 20, pathChars: 200, messageChars: 300 } as const;
+
+function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  // Never cut a surrogate pair in two.
+  const end = /[\uD800-\uDBFF]/.test(text.charAt(max - 1)) ? max - 1 : max;
+  return `${text.slice(0, end)}… (${text.length - end} more characters)`;
+}
+
+/** `issues` within {@link ISSUE_LIMITS}; one last issue says how many were left out. */
+export function boundIssues(issues: readonly ValidationIssue[]): ValidationIssue[] {
+  const kept = issues.slice(0, ISSUE_LIMITS.issues).map((i) => ({
+    path: clip(i.path, ISSUE_LIMITS.pathChars),
+    message: clip(i.message, ISSUE_LIMITS.messageChars),
+  }));
+  if (issues.length > ISSUE_LIMITS.issues)
+    kept.push({
+      path: '$',
+      message: `${issues.length - ISSUE_LIMITS.issues} more issues not shown`,
+    });
+  return kept;
+}
+
 /** Issues in one line, for messages: `$.a: expected string; $.b: required`. */
 export function formatIssues(issues: readonly ValidationIssue[]): string {
   return issues.map((i) => `${i.path}: ${i.message}`).join('; ');
@@ -90,7 +118,7 @@ function isZodSchema(schema: SchemaLike): schema is z.ZodType {
 
 /** The issues of a failed zod parse, with `$`-rooted paths. */
 export function zodIssues(error: z.ZodError): ValidationIssue[] {
-  return error.issues.map((i) => ({ path: pathOf(i.path), message: i.message }));
+  return boundIssues(error.issues.map((i) => ({ path: pathOf(i.path), message: i.message })));
 }
 
 function pathOf(segments: readonly PropertyKey[]): string {
@@ -162,7 +190,7 @@ export function compileSchema(
     jsonSchema: schema,
     validate(value) {
       if (check(value)) return { ok: true, value };
-      return { ok: false, issues: (check.errors ?? []).slice(0, 20).map(ajvIssue) };
+      return { ok: false, issues: boundIssues((check.errors ?? []).map(ajvIssue)) };
     },
   };
 }

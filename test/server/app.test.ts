@@ -206,6 +206,19 @@ describe('request ids and errors', () => {
     });
   });
 
+  it('a rejected body is reported in bounded text, however long the keys it carries', async () => {
+    const res = await post('/v1/run', {
+      code: 'return 1',
+      description: 'x',
+      ['k'.repeat(3_000)]: 1,
+    });
+    expect(res.status).toBe(400);
+    const { error } = await errorOf(res);
+    expect(error.code).toBe('BAD_REQUEST');
+    expect(error.message.length).toBeLessThan(800);
+    expect(error.message).toMatch(/more characters/);
+  });
+
   it('no request field can carry a parent token: unknown body keys are rejected', async () => {
     for (const extra of ['parent', 'parentToken', 'scope', 'signal']) {
       const res = await post('/v1/execute', {
