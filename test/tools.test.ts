@@ -270,3 +270,39 @@ describe('validation issues are bounded', () => {
     await rt.close();
   });
 });
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+describe('error text is clipped whole', () => {
+  it("a body's long error message is capped once, within 4,000 characters, never between the halves of a surrogate pair", async () => {
+    let sent = '';
+    const rt = await createRuntime({
+      tools: [
+        defineTool({
+          name: 'fail.long',
+          description: 'throws a long message',
+          input: z.object({ k: z.number() }),
+          execute: ({ k }: { k: number }) => {
+            sent = `${'a'.repeat(k)}${'\u{1F600}'.repeat(300)}`;
+            throw new Error(sent);
+          },
+        }),
+      ],
+    });
+    // Every position of the cut around the cap, on either half of a pair.
+    for (let k = 3_960; k < 3_990; k++) {
+      const r = await rt.execute({ name: 'fail.long', args: { k } });
+      expect(r.ok).toBe(false);
+      if (r.ok) continue;
+      expect(r.error.code).toBe('TOOL_ERROR');
+      const m = /^([^]*)… \((\d+) more characters\)$/.exec(r.error.message);
+      expect(m, `k=${k}`).not.toBeNull();
+      const [, head = '', more = ''] = m ?? [];
+      expect(r.error.message.length, `k=${k}`).toBeLessThanOrEqual(4_000);
+      expect(sent.startsWith(head), `k=${k}`).toBe(true);
+      expect(head.length + Number(more), `k=${k}`).toBe(sent.length);
+      expect(LONE_SURROGATE.test(r.error.message), `k=${k}`).toBe(false);
+    }
+    await rt.close();
+  });
+});

@@ -49,9 +49,14 @@ export function truncateUtf8(s: string, maxBytes: number): string {
   return s;
 }
 
-/** `s` cut to at most `max` UTF-16 units. */
+/**
+ * `s` cut to at most `max` UTF-16 units, never between the halves of a surrogate pair (the
+ * isolate's copy of the host's rule in src/text/clip.ts: this side cannot import host modules).
+ */
 export function capLength(s: string, max: number): string {
-  return s.length > max ? stringSlice(s, 0, max) : s;
+  if (s.length <= max) return s;
+  const last = max > 0 ? charCodeAt(s, max - 1) : 0;
+  return stringSlice(s, 0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
 }
 
 function readString(obj: object, key: string): string | undefined {

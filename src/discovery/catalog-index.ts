@@ -3,6 +3,7 @@
  * keyword search over names and descriptions, and the declarations of a few named tools.
  * Pure functions over a catalog and its rendered SDK; {@link ScopeDiscovery} caches them.
  */
+import { cutText } from '../text/clip.js';
 import { bindingExpression, type SdkBinding } from '../sdk/bindings.js';
 import { renderSdk } from '../sdk/index.js';
 import type { ToolSchema } from '../tools/types.js';
@@ -51,7 +52,7 @@ const SUMMARY_CHARS = 100;
 function summary(description: string): string {
   const first = description.split(/\r?\n/).find((l) => l.trim() !== '') ?? '';
   const line = first.trim();
-  return line.length > SUMMARY_CHARS ? `${line.slice(0, SUMMARY_CHARS - 1).trimEnd()}…` : line;
+  return line.length > SUMMARY_CHARS ? `${cutText(line, SUMMARY_CHARS - 1).trimEnd()}…` : line;
 }
 
 /** Lower-case alphanumeric words of a text. */

@@ -21,6 +21,7 @@
  * runs ({@link durableCallsMiddleware}) and `ok`/`error` with its result when it settles, before the
  * program sees the result.
  */
+import { cutText } from '../text/clip.js';
 import type { ErrorCode } from '../errors.js';
 import type { ExecuteMiddleware, ToolResult } from '../executor/types.js';
 import type { JsonValue } from '../json.js';
@@ -469,7 +470,7 @@ export class RunJournal implements DurableSeam {
 
 function preview(args: unknown): string {
   const text = JSON.stringify(args) ?? '';
-  return text.length > 120 ? `${text.slice(0, 120)}…` : text;
+  return text.length > 120 ? `${cutText(text, 120)}…` : text;
 }
 
 /** Loads what run `runId` recorded and returns the journal of its next life. */

@@ -3,6 +3,7 @@
  * admits it: plain-JSON arguments, a known scope, a live parent token, a live signal, and a name
  * that resolves to something this caller may run.
  */
+import { cutText } from '../text/clip.js';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { findJsonProblem, type JsonProblem, type JsonValue } from '../json.js';
@@ -60,7 +61,7 @@ export class CallRecord {
       typeof sent.id === 'string' && sent.id.length > 0 && sent.id.length <= 128
         ? sent.id
         : randomUUID();
-    this.name = typeof sent.name === 'string' ? sent.name.slice(0, 200) : '';
+    this.name = typeof sent.name === 'string' ? cutText(sent.name, 200) : '';
     this.args = sent.args;
     this.argsProblem = sent.problem;
     const scope = (this.scope = options.scope ?? DEFAULT_SCOPE);

@@ -1,4 +1,5 @@
 /** The executor's typed event stream and the JSON-lines audit sink. */
+import { cutText } from '../text/clip.js';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import type { Emitter } from '../events/emitter.js';
 import type { ErrorCode } from '../errors.js';
@@ -71,7 +72,7 @@ const truncate = (value: JsonValue | undefined, max: number): JsonValue | undefi
   const text = JSON.stringify(value);
   return text.length <= max
     ? value
-    : { truncated: true, bytes: text.length, head: text.slice(0, max) };
+    : { truncated: true, bytes: text.length, head: cutText(text, max) };
 };
 
 /**

@@ -2,6 +2,7 @@
  * Outcomes: what each stage returns, errors as data, model-facing content, and the stage-order
  * check.
  */
+import { clipText } from '../text/clip.js';
 import { IsocodeError, isIsocodeError, type ErrorCode } from '../errors.js';
 import { findJsonProblem, type JsonValue } from '../json.js';
 import type { ContentBlock } from '../tools/types.js';
@@ -68,9 +69,7 @@ const MAX_MESSAGE = 4_000;
 
 /** Caps a message so one error cannot flood a model's context. */
 export function capMessage(message: string): string {
-  return message.length <= MAX_MESSAGE
-    ? message
-    : `${message.slice(0, MAX_MESSAGE)}… (${message.length - MAX_MESSAGE} more characters)`;
+  return clipText(message, MAX_MESSAGE);
 }
 
 /** Turns whatever a body threw into an error: its message is kept, its stack never is. */

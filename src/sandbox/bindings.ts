@@ -1,4 +1,5 @@
 /** Validation of the bindings a run is given, and the `tools` tree sent to the isolate. */
+import { cutText } from '../text/clip.js';
 import { RUN_CODE } from '../tools/names.js';
 import { TOOL_INDEX, TOOL_NODE } from '../../sdk-templates/isolate/protocol.js';
 import { IsocodeError } from '../errors.js';
@@ -33,7 +34,7 @@ export function validateBindings(bindings: unknown): SandboxBinding[] {
         'INVALID_CONFIG',
         'a binding needs a non-empty path of non-empty names (not __proto__) and a tool name',
         {
-          details: { binding: JSON.stringify(entry)?.slice(0, 200) ?? null },
+          details: { binding: cutText(JSON.stringify(entry) ?? 'null', 200) },
         },
       );
     }

@@ -6,6 +6,7 @@
  * {@link HostBridge.end} aborts the run signal, rejects the calls waiting for a slot without
  * dispatching them, and {@link HostBridge.settled} waits for every started dispatch.
  */
+import { cutText } from '../text/clip.js';
 import { setMaxListeners } from 'node:events';
 import { jsonTooDeep, MAX_JSON_DEPTH, type JsonValue } from '../json.js';
 import { REPLY } from '../../sdk-templates/isolate/protocol.js';
@@ -91,7 +92,7 @@ export class HostBridge {
     if (typeof tool !== 'string' || !this.options.tools.has(tool)) {
       return failure(
         'UNKNOWN_TOOL',
-        `no such tool binding: ${typeof tool === 'string' ? tool.slice(0, 100) : typeof tool}`,
+        `no such tool binding: ${typeof tool === 'string' ? cutText(tool, 100) : typeof tool}`,
       );
     }
     if (typeof argsJson !== 'string')
@@ -234,7 +235,7 @@ export class HostBridge {
           ? result.code
           : 'INTERNAL_ERROR';
       const message =
-        typeof result.message === 'string' ? result.message.slice(0, MAX_FAILURE_MESSAGE) : '';
+        typeof result.message === 'string' ? cutText(result.message, MAX_FAILURE_MESSAGE) : '';
       return fail(code, message);
     }
     let json: string | undefined;

@@ -12,6 +12,7 @@
  * (`export default`, `export *`, `export { … }`, `import * as`, cycles, an unknown specifier or
  * name, a stray `import`/`export` line) is refused, never guessed at.
  */
+import { cutText } from '../text/clip.js';
 import { IsocodeError } from '../errors.js';
 
 /** One compiled isolate module. */
@@ -80,7 +81,7 @@ function parse(source: IsolateModuleSource): ParsedModule {
       continue;
     }
     if (STRAY_MODULE_SYNTAX.test(line))
-      refuse(source.filename, `unsupported module syntax: ${line.trim().slice(0, 80)}`);
+      refuse(source.filename, `unsupported module syntax: ${cutText(line.trim(), 80)}`);
     parsed.lines.push(line);
   }
   return parsed;

@@ -2,6 +2,7 @@
  * Turns what the isolate's runner reported (one tagged string, see `OUTCOME`) into a result or a
  * failure, and finds the program's position in an exception's stack.
  */
+import { cutText } from '../text/clip.js';
 import { jsonTooDeep, MAX_JSON_DEPTH, type JsonValue } from '../json.js';
 import {
   MAX_THROWN_JSON,
@@ -42,7 +43,7 @@ export function programFrames(stack: string): ProgramFrame[] {
     const frame: ProgramFrame = { line: Number(match[2]), column: Number(match[3]) };
     const fn = match[1]?.trim();
     if (fn !== undefined && fn !== '' && fn !== '<anonymous>')
-      frame.fn = fn.slice(0, MAX_FRAME_NAME_CHARS);
+      frame.fn = cutText(fn, MAX_FRAME_NAME_CHARS);
     out.push(frame);
     if (out.length === MAX_PROGRAM_FRAMES) break;
   }
@@ -61,7 +62,7 @@ export function checkedFrames(frames: unknown): ProgramFrame[] {
     const { line, column, fn } = f as Record<string, unknown>;
     if (!Number.isSafeInteger(line) || !Number.isSafeInteger(column)) continue;
     const frame: ProgramFrame = { line: line as number, column: column as number };
-    if (typeof fn === 'string' && fn !== '') frame.fn = fn.slice(0, MAX_FRAME_NAME_CHARS);
+    if (typeof fn === 'string' && fn !== '') frame.fn = cutText(fn, MAX_FRAME_NAME_CHARS);
     out.push(frame);
   }
   return out;
@@ -117,7 +118,7 @@ function thrownValue(d: ThrownDescription): JsonValue | undefined {
 export function exceptionMessage(d: ThrownDescription): string {
   if (d.kind === 'value')
     return d.json !== undefined
-      ? `Uncaught non-Error value: ${d.json.slice(0, 4 * MAX_THROWN_JSON)}`
+      ? `Uncaught non-Error value: ${cutText(d.json, 4 * MAX_THROWN_JSON)}`
       : `Uncaught ${d.message}`;
   const name = d.name === '' ? 'Error' : d.name;
   const head = d.message === '' ? name : `${name}: ${d.message}`;
@@ -171,7 +172,7 @@ export function decodeOutcome(
         maxResultBytes,
       );
     case OUTCOME.invalid:
-      return { ok: false, kind: 'invalid-output', message: payload.slice(0, 1024) };
+      return { ok: false, kind: 'invalid-output', message: cutText(payload, 1024) };
     case OUTCOME.exception: {
       let description: unknown;
       try {
@@ -201,7 +202,7 @@ export function decodeOutcome(
       return {
         ok: false,
         kind: 'internal',
-        message: `sandbox failure: ${payload.slice(0, 200)}`,
+        message: `sandbox failure: ${cutText(payload, 200)}`,
       };
     default:
       return { ok: false, kind: 'internal', message: 'the sandbox returned an unreadable outcome' };

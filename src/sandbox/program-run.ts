@@ -8,6 +8,7 @@
  * disposal. Everything a run receives from the isolate goes through references made for this run
  * alone and released with it, so nothing of one run can reach the next one on the same isolate.
  */
+import { cutText } from '../text/clip.js';
 import {
   MESSAGE,
   PROGRAM_FILENAME,
@@ -84,7 +85,7 @@ function killed(reason: KillReason, limits: SandboxLimits): Decoded {
 
 function firstLine(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  return message.split('\n')[0]?.slice(0, 500) ?? '';
+  return cutText(message.split('\n')[0] ?? '', 500);
 }
 
 /** Programs up to this many UTF-16 units are compiled with a synchronous call (no thread hop). */

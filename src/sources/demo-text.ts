@@ -1,4 +1,5 @@
 /** The built-in demo text toolkit: `text.word_count`, `text.transform`, `text.split_lines`, `text.search`. */
+import { cutText } from '../text/clip.js';
 import { z } from 'zod';
 import { defineTool } from '../index.js';
 import type { ToolDefinition } from '../index.js';
@@ -166,7 +167,7 @@ function search(
       index: at,
       line: li + 1,
       column: at - start + 1,
-      lineText: lineText.slice(0, 500),
+      lineText: cutText(lineText, 500),
     });
   }
   return { count, matches };

@@ -3,6 +3,7 @@
  * origin, at most five), and bodies read as a stream that stops at a byte limit. Whatever the remote
  * sends is hostile: a body is never buffered past the limit, and a redirect never leaves the origin.
  */
+import { cutText } from '../text/clip.js';
 import { IsocodeError } from '../index.js';
 
 /** Redirects followed per request (same origin only). */
@@ -126,7 +127,7 @@ export const EXCERPT_CHARS = 500;
 export function excerptOf(bytes: Buffer, truncated: boolean): string {
   const text = bytes.toString('utf8').replace(/\s+/g, ' ').trim();
   return text.length > EXCERPT_CHARS || truncated
-    ? `${text.slice(0, EXCERPT_CHARS)}… (truncated)`
+    ? `${cutText(text, EXCERPT_CHARS)}… (truncated)`
     : text;
 }
 

@@ -5,6 +5,7 @@
  * and description as the tool's description. An operation that cannot be called (a non-JSON
  * required body, a path variable with no parameter) is skipped with the reason.
  */
+import { cutText } from '../text/clip.js';
 import type { JsonSchema } from '../index.js';
 import { parseLocalRef, resolvePointer } from '../sdk/pointer.js';
 import { SchemaDocBuilder, isRec } from './openapi-schema.js';
@@ -78,7 +79,7 @@ function describe(op: Rec, method: string, path: string): string {
     (p, i, all) => p !== '' && all.indexOf(p) === i,
   );
   const body = parts.join('\n\n');
-  const capped = body.length > MAX_DESCRIPTION ? `${body.slice(0, MAX_DESCRIPTION)}…` : body;
+  const capped = body.length > MAX_DESCRIPTION ? `${cutText(body, MAX_DESCRIPTION)}…` : body;
   const route = `${method.toUpperCase()} ${path}`;
   return capped === '' ? `${route}.` : `${capped}\n\n(${route})`;
 }
@@ -144,7 +145,7 @@ function withDescription(
   if (description !== '' && out.description === undefined)
     out.description =
       description.length > MAX_DESCRIPTION
-        ? `${description.slice(0, MAX_DESCRIPTION)}…`
+        ? `${cutText(description, MAX_DESCRIPTION)}…`
         : description;
   if (deprecated) out.deprecated = true;
   return out;

@@ -2,6 +2,7 @@
  * Schemas: a tool's input/output is a zod 4 schema or a plain JSON Schema object. Both become a
  * JSON Schema (for catalogs and the SDK) and a validator (for the executor).
  */
+import { clipText } from '../text/clip.js';
 import { createRequire } from 'node:module';
 import type { Ajv, ValidateFunction, ErrorObject } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
@@ -22,18 +23,11 @@ export interface ValidationIssue {
  */
 export const ISSUE_LIMITS = { issues: 20, pathChars: 200, messageChars: 300 } as const;
 
-function clip(text: string, max: number): string {
-  if (text.length <= max) return text;
-  // Never cut a surrogate pair in two.
-  const end = /[\uD800-\uDBFF]/.test(text.charAt(max - 1)) ? max - 1 : max;
-  return `${text.slice(0, end)}… (${text.length - end} more characters)`;
-}
-
 /** `issues` within {@link ISSUE_LIMITS}; one last issue says how many were left out. */
 export function boundIssues(issues: readonly ValidationIssue[]): ValidationIssue[] {
   const kept = issues.slice(0, ISSUE_LIMITS.issues).map((i) => ({
-    path: clip(i.path, ISSUE_LIMITS.pathChars),
-    message: clip(i.message, ISSUE_LIMITS.messageChars),
+    path: clipText(i.path, ISSUE_LIMITS.pathChars),
+    message: clipText(i.message, ISSUE_LIMITS.messageChars),
   }));
   if (issues.length > ISSUE_LIMITS.issues)
     kept.push({

@@ -187,6 +187,18 @@ describe('non-Error throws report their JSON', () => {
     expect(f.details.thrown).toMatchObject({ '…': '…' });
   });
 
+  it('a long thrown message is cut, never between the halves of a surrogate pair', async () => {
+    // The isolate keeps 4,096 characters of a message and the host 4,000 of the error's: cut
+    // positions around both, on either half of a pair.
+    for (const k of [3_975, 3_976, 3_977, 3_978, 3_979, 3_980, 3_981, 3_982, 4_094, 4_095]) {
+      const f = await failed(`throw new Error("a".repeat(${k}) + "\\u{1F600}".repeat(100));`);
+      expect(f.details.kind, `k=${k}`).toBe('exception');
+      expect(f.message.length, `k=${k}`).toBeLessThanOrEqual(4_000);
+      expect(f.message, `k=${k}`).toMatch(/more characters\)$/);
+      expect(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/.test(f.message), `k=${k}`).toBe(false);
+    }
+  });
+
   it('Error throws keep their message and line', async () => {
     const f = await failed('\nthrow new TypeError("bad input");');
     expect(f.message).toContain('TypeError: bad input');
