@@ -24,6 +24,8 @@ export const ERROR_CODES = [
   // durable runs: the run store cannot be reached; a scope's quota of queued runs or stored bytes is used up
   'STORE_UNAVAILABLE',
   'QUOTA_EXCEEDED',
+  // durable runs: a stored record does not read whole (edited by hand or damaged); its run is failed, not run
+  'STORE_CORRUPT',
   // durable runs: an Idempotency-Key reused with a different request
   'IDEMPOTENCY_MISMATCH',
   // registration and configuration

@@ -40,6 +40,7 @@ export function journalStoreOf(store: RunStore, fence: Fence): JournalStore {
         result: r.result,
         idempotent: r.idempotent,
         finishSeq: r.finishSeq,
+        damaged: r.damaged,
       }));
     },
     async recordValue(runId, kind, value) {

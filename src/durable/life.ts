@@ -56,6 +56,10 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 const codeOf = (e: unknown): unknown =>
   typeof e === 'object' && e !== null ? (e as { code?: unknown }).code : undefined;
 const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+const corrupt = (message: string): ReplayVerdict => ({
+  status: 'failed',
+  error: { code: 'STORE_CORRUPT', message },
+});
 /** Plain JSON of a value the program or the executor produced (drops undefined, functions). */
 const plain = (value: unknown): JsonValue =>
   value === undefined ? null : (JSON.parse(JSON.stringify(value) ?? 'null') as JsonValue);
@@ -121,23 +125,36 @@ export function startLife(
     ...(record.epoch > 1 ? { replay: true } : {}),
   });
   const life = AbortSignal.any([controller.signal, lease.signal]);
-  run.done = executeDurably(
-    deps.runtime,
-    journalStoreOf(deps.store, lease.fence),
-    { id, scope, program: record.program, description: record.description },
-    {
-      signal: life,
-      callId: runCallIdOf(id),
-      slot,
-      // The console tells a queued call from a running one by this event (decision 023).
-      onBodyStart: (callId) =>
-        void appendInOrder(deps, run, 'call-running', { callId, at: Date.now() }),
-      onBodies: (n) => {
-        bodies = n;
-        watch();
-      },
-    },
-  )
+  // A run whose stored record or journal does not read whole is failed, never run (again): what it
+  // would run, or which of its calls already took effect, is not known.
+  const executed: Promise<ReplayVerdict> =
+    record.damaged !== undefined
+      ? Promise.resolve(
+          corrupt(
+            `the stored record of this run cannot be read (${record.damaged.join(', ')}); it was not run`,
+          ),
+        )
+      : executeDurably(
+          deps.runtime,
+          journalStoreOf(deps.store, lease.fence),
+          { id, scope, program: record.program, description: record.description },
+          {
+            signal: life,
+            callId: runCallIdOf(id),
+            slot,
+            // The console tells a queued call from a running one by this event (decision 023).
+            onBodyStart: (callId) =>
+              void appendInOrder(deps, run, 'call-running', { callId, at: Date.now() }),
+            onBodies: (n) => {
+              bodies = n;
+              watch();
+            },
+          },
+        ).catch((error: unknown) => {
+          if (codeOf(error) === 'STORE_CORRUPT') return corrupt(messageOf(error));
+          throw error;
+        });
+  run.done = executed
     .then(async (verdict) => {
       if (parkTimer !== undefined) clearTimeout(parkTimer);
       await run.chain;

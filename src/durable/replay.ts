@@ -22,7 +22,7 @@
  * program sees the result.
  */
 import { cutText } from '../text/clip.js';
-import type { ErrorCode } from '../errors.js';
+import { IsocodeError, type ErrorCode } from '../errors.js';
 import type { ExecuteMiddleware, ToolResult } from '../executor/types.js';
 import type { JsonValue } from '../json.js';
 import { durableSeamOf, markReplayed, type DurableSeam } from '../run-code/durable-seam.js';
@@ -43,6 +43,8 @@ export interface JournalCall {
   idempotent: boolean;
   /** Completion order, 1, 2, 3… per run (settled calls only). */
   finishSeq?: number | undefined;
+  /** Stored columns of the record that could not be read (see `CallRecord.damaged`). */
+  damaged?: string[] | undefined;
 }
 
 /** A call as the journal writes it. */
@@ -480,6 +482,15 @@ export async function openJournal(
   options: JournalOptions = {},
 ): Promise<RunJournal> {
   const [calls, values] = await Promise.all([store.listCalls(runId), store.listValues(runId)]);
+  const damaged = calls.filter((c) => c.damaged !== undefined);
+  if (damaged.length > 0)
+    throw new IsocodeError(
+      'STORE_CORRUPT',
+      `the stored journal of this run cannot be read (${damaged
+        .slice(0, 5)
+        .map((c) => `call ${cutText(c.key, 64)}: ${(c.damaged ?? []).join(', ')}`)
+        .join('; ')}); it was failed rather than run again`,
+    );
   const tape = {
     clock: values.filter((v) => v.kind === 'date').map((v) => v.value),
     random: values.filter((v) => v.kind === 'random').map((v) => v.value),

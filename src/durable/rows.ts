@@ -1,8 +1,14 @@
 /**
  * Row mappers of both SQL stores: rows (snake_case; PostgreSQL int8 as string, SQLite booleans as
  * 0/1) to records; hostile text and JSON columns decoded by encode.ts.
+ *
+ * A row is read whole even when a column of it is not text isocode wrote (edited by hand, a disk or
+ * a tool that damaged it): that column reads as empty and is named in the record's `damaged`, so
+ * one bad row never makes a list, a scan for claimable runs or a stream fail. What a damaged record
+ * means for its run is decided where it is used (a run is failed `STORE_CORRUPT`, never run again).
  */
 import { decodeJson, decodeText } from './encode.js';
+import type { JsonValue } from '../json.js';
 import type {
   ApprovalRecord,
   ApprovalStatus,
@@ -23,44 +29,72 @@ const optNum = (v: unknown): number | undefined =>
   v === null || v === undefined ? undefined : Number(v);
 const optStr = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
+/** Decodes a row's text and JSON columns, noting the ones that do not decode. */
+class Columns {
+  readonly damaged: string[] = [];
+  constructor(private readonly row: Row) {}
+  json(column: string): JsonValue | undefined {
+    try {
+      return decodeJson(this.row[column]);
+    } catch {
+      this.damaged.push(column);
+      return undefined;
+    }
+  }
+  text(column: string): string | undefined {
+    try {
+      return decodeText(this.row[column]);
+    } catch {
+      this.damaged.push(column);
+      return undefined;
+    }
+  }
+  /** `record` with `damaged` when a column did not decode. */
+  done<T extends object>(record: T): T & { damaged?: string[] } {
+    return this.damaged.length === 0 ? record : { ...record, damaged: this.damaged };
+  }
+}
+
 export function toRun(r: Row): RunRecord {
-  return {
+  const c = new Columns(r);
+  return c.done({
     id: String(r.id),
     scope: String(r.scope),
-    program: decodeText(r.program) ?? '',
-    description: decodeText(r.description),
+    program: c.text('program') ?? '',
+    description: c.text('description'),
     status: String(r.status) as RunStatus,
     owner: optStr(r.owner),
     leaseExpiresAt: optNum(r.lease_expires_at),
     epoch: num(r.epoch),
     parked: r.parked === true || r.parked === 1,
-    limits: decodeJson(r.limits),
-    result: decodeJson(r.result),
-    error: decodeJson(r.error),
-    idempotencyKey: decodeText(r.idempotency_key),
+    limits: c.json('limits'),
+    result: c.json('result'),
+    error: c.json('error'),
+    idempotencyKey: c.text('idempotency_key'),
     requestHash: optStr(r.request_hash),
     bytes: num(r.bytes),
     createdAt: num(r.created_at),
     updatedAt: num(r.updated_at),
     startedAt: optNum(r.started_at),
     finishedAt: optNum(r.finished_at),
-  };
+  });
 }
 
 export function toCall(r: Row): CallRecord {
-  return {
+  const c = new Columns(r);
+  return c.done({
     runId: String(r.run_id),
     key: String(r.key),
-    name: decodeText(r.name) ?? '',
-    args: decodeJson(r.args) ?? null,
+    name: c.text('name') ?? '',
+    args: c.json('args') ?? null,
     status: String(r.status) as CallStatus,
-    result: decodeJson(r.result),
+    result: c.json('result'),
     idempotent: r.idempotent === true || r.idempotent === 1,
     epoch: num(r.epoch),
     finishSeq: optNum(r.finish_seq),
     startedAt: num(r.started_at),
     finishedAt: optNum(r.finished_at),
-  };
+  });
 }
 
 export function toValue(r: Row): RecordedValue {
@@ -73,28 +107,30 @@ export function toValue(r: Row): RecordedValue {
 }
 
 export function toApproval(r: Row): ApprovalRecord {
-  return {
+  const c = new Columns(r);
+  return c.done({
     id: String(r.id),
     runId: String(r.run_id),
-    callKey: decodeText(r.call_key) ?? '',
-    tool: decodeText(r.tool) ?? '',
-    args: decodeJson(r.args) ?? null,
+    callKey: c.text('call_key') ?? '',
+    tool: c.text('tool') ?? '',
+    args: c.json('args') ?? null,
     scope: String(r.scope),
-    reason: decodeText(r.reason) ?? '',
+    reason: c.text('reason') ?? '',
     status: String(r.status) as ApprovalStatus,
-    decidedBy: decodeText(r.decided_by),
+    decidedBy: c.text('decided_by'),
     decidedAt: optNum(r.decided_at),
     createdAt: num(r.created_at),
     expiresAt: optNum(r.expires_at),
-  };
+  });
 }
 
 export function toEvent(r: Row): RunEvent {
-  return {
+  const c = new Columns(r);
+  return c.done({
     runId: String(r.run_id),
     seq: num(r.seq),
     type: String(r.type),
-    data: decodeJson(r.data) ?? null,
+    data: c.json('data') ?? null,
     at: num(r.at),
-  };
+  });
 }

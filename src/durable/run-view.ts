@@ -31,6 +31,11 @@ export interface RunSummary {
   startedAt: number | undefined;
   updatedAt: number;
   finishedAt: number | undefined;
+  /**
+   * Stored columns of the run that could not be read (not text isocode wrote: edited by hand or
+   * damaged); each shows as empty. Absent when the run's record read whole.
+   */
+  damaged?: string[] | undefined;
 }
 
 /** A run as the API shows it. */
@@ -59,6 +64,7 @@ function summary(record: RunRecord, callCount: number, pendingApprovals: number)
     startedAt: record.startedAt,
     updatedAt: record.updatedAt,
     finishedAt: record.finishedAt,
+    ...(record.damaged === undefined ? {} : { damaged: record.damaged }),
   };
 }
 

@@ -76,6 +76,11 @@ export interface RunRecord {
   updatedAt: number;
   startedAt: number | undefined;
   finishedAt: number | undefined;
+  /**
+   * Stored columns that could not be read (not text isocode wrote: edited by hand or damaged);
+   * each reads as empty. Absent when the row read whole.
+   */
+  damaged?: string[] | undefined;
 }
 
 /** What {@link RunStore.createRun} needs. */
@@ -168,6 +173,11 @@ export interface CallRecord {
   /** When it arrived. */
   startedAt: number;
   finishedAt: number | undefined;
+  /**
+   * Stored columns that could not be read (not text isocode wrote: edited by hand or damaged);
+   * each reads as empty. Absent when the row read whole.
+   */
+  damaged?: string[] | undefined;
 }
 
 /** What {@link RunStore.recordArrival} records. */
@@ -216,6 +226,11 @@ export interface ApprovalRecord {
   createdAt: number;
   /** When a pending approval settles `unavailable` if nobody decided it (the sweeper does it). */
   expiresAt: number | undefined;
+  /**
+   * Stored columns that could not be read (not text isocode wrote: edited by hand or damaged);
+   * each reads as empty. Absent when the row read whole.
+   */
+  damaged?: string[] | undefined;
 }
 
 /** What {@link RunStore.createApproval} records. */
@@ -252,6 +267,11 @@ export interface RunEvent {
   type: string;
   data: JsonValue;
   at: number;
+  /**
+   * Stored columns that could not be read (not text isocode wrote: edited by hand or damaged);
+   * each reads as empty. Absent when the row read whole.
+   */
+  damaged?: string[] | undefined;
 }
 
 /** An event to append (the store numbers it). */

@@ -9,7 +9,7 @@ import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
 import type { RunManager } from '../durable/runs.js';
 import type { ApprovalRecord, ApprovalStatus } from '../durable/store.js';
-import { IsocodeError } from '../index.js';
+import { IsocodeError, isIsocodeError } from '../index.js';
 import { parseBody } from './body.js';
 import { errorResponse, type HttpEnv } from './respond.js';
 
@@ -152,6 +152,16 @@ export function approvalRoutes(app: Hono<HttpEnv>, deps: ApprovalRoutesDeps): vo
     c: Context<HttpEnv>,
   ): Promise<{ approval: ApprovalRecord; applied: boolean } | undefined> => {
     const scope = c.get('scope');
+    if (status === 'allowed-once') {
+      // A human approves what the approval shows: one whose stored text does not read whole
+      // (edited by hand or damaged) shows something else, so it can be rejected, not approved.
+      const asked = await store.getApproval(id, scope);
+      if (asked?.damaged !== undefined && asked.status === 'pending')
+        throw new IsocodeError(
+          'STORE_CORRUPT',
+          `approval ${id}'s stored text cannot be read (${asked.damaged.join(', ')}): it can be rejected, not approved`,
+        );
+    }
     const decided = await store.decideApproval(id, status, who(c), scope);
     if (decided) return { approval: decided, applied: true };
     const existing = await store.getApproval(id, scope);
@@ -173,7 +183,14 @@ export function approvalRoutes(app: Hono<HttpEnv>, deps: ApprovalRoutesDeps): vo
       throw new IsocodeError('BAD_REQUEST', 'an approval is listed twice in the batch');
     const results = await Promise.all(
       body.decisions.map(async (d) => {
-        const out = await decide(d.id, d.decision, c);
+        let out: Awaited<ReturnType<typeof decide>>;
+        try {
+          out = await decide(d.id, d.decision, c);
+        } catch (error) {
+          // One approval that cannot be decided does not fail the others of the batch.
+          if (!isIsocodeError(error) || error.code !== 'STORE_CORRUPT') throw error;
+          return { id: d.id, error: { code: error.code, message: error.message } };
+        }
         return out
           ? { id: d.id, ...out }
           : {

@@ -28,6 +28,7 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
   REPLAY_DIVERGED: 409,
   STORE_UNAVAILABLE: 503,
   QUOTA_EXCEEDED: 429,
+  STORE_CORRUPT: 500,
   IDEMPOTENCY_MISMATCH: 422,
   // registration and configuration: the server is misconfigured, not the request
   INVALID_TOOL_DEFINITION: 500,
