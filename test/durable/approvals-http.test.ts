@@ -9,6 +9,7 @@ import { createDurableRuntime, type DurableRuntime } from '../../src/durable/ind
 import { buildHttpApp, type HttpApp } from '../../src/server/app.js';
 import { SseParser, type SseEvent } from '../../console/src/sse.js';
 import { storeKinds } from './stores.js';
+import { until } from '../support/until.js';
 
 const KEY_A = 'key-alpha-0123456789abcdef';
 const KEY_B = 'key-beta-0123456789abcdef';
@@ -38,16 +39,6 @@ interface Page {
 }
 const page = async (key: string, query: string): Promise<Page> =>
   (await (await request(key, `/v1/approvals${query}`)).json()) as Page;
-
-async function until<T>(probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('condition not reached');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** Reads an SSE response event by event. */
 function events(res: Response): { next(): Promise<SseEvent> } {

@@ -9,20 +9,12 @@ import { IsocodeError } from '../../src/errors.js';
 import { createDurableRuntime, type DurableRuntime } from '../../src/durable/index.js';
 import { buildHttpApp, type HttpApp } from '../../src/server/app.js';
 import { createMemoryStore } from './memory-store.js';
+import { until } from '../support/until.js';
 
 let runtime: DurableRuntime;
 let app: HttpApp;
 let down = false;
 
-async function until<T>(probe: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('condition not reached');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 const health = async (): Promise<Record<string, unknown>> =>
   (await (await app.request('/healthz')).json()) as Record<string, unknown>;
 

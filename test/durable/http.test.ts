@@ -5,6 +5,7 @@ import { defineTool } from '../../src/index.js';
 import { createDurableRuntime, type DurableRuntime } from '../../src/durable/index.js';
 import { buildHttpApp, type HttpApp } from '../../src/server/app.js';
 import { storeKinds } from './stores.js';
+import { until } from '../support/until.js';
 
 const KEY_A = 'key-alpha-0123456789abcdef';
 const KEY_B = 'key-beta-0123456789abcdef';
@@ -31,16 +32,7 @@ const post = (key: string, path: string, body: unknown): Promise<Response> =>
 const json = async <T = Record<string, unknown>>(r: Response | Promise<Response>): Promise<T> =>
   (await (await r).json()) as T;
 
-/** Polls `probe` until it returns a value (no timing is asserted: the limit is generous). */
-async function until<T>(probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('condition not reached');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+/** The run once it has `status`. */
 const runIn = async (id: string, status: string, key = KEY_A): Promise<Record<string, unknown>> =>
   until(async () => {
     const view = await json(request(key, `/v1/runs/${id}`));

@@ -12,6 +12,7 @@ import { defineTool } from '../../src/index.js';
 import { createDurableRuntime, type DurableRuntime } from '../../src/durable/index.js';
 import { buildHttpApp, type HttpApp } from '../../src/server/app.js';
 import { storeKinds, type StoreKind } from './stores.js';
+import { until } from '../support/until.js';
 
 const KEY = 'key-parking-0123456789abcdef';
 const KEY_Q = 'key-queue-0123456789abcdef';
@@ -39,16 +40,6 @@ function suite(kind: StoreKind): void {
   const json = async <T = Record<string, unknown>>(r: Response | Promise<Response>): Promise<T> =>
     (await (await r).json()) as T;
 
-  /** Polls `probe` until it returns a value (no timing is asserted: the limit is generous). */
-  async function until<T>(probe: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
-    const end = Date.now() + ms;
-    for (;;) {
-      const v = await probe();
-      if (v !== undefined) return v;
-      if (Date.now() > end) throw new Error('condition not reached');
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
   interface View {
     id: string;
     status: string;

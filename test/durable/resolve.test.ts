@@ -11,6 +11,7 @@ import { createDurableRuntime, type DurableRuntime } from '../../src/durable/ind
 import type { RunStore } from '../../src/durable/store.js';
 import { buildHttpApp } from '../../src/server/app.js';
 import { storeKinds } from './stores.js';
+import { until } from '../support/until.js';
 
 const KEY = 'key-resolve-0123456789abcdef';
 const embedded = storeKinds()[0]!;
@@ -43,16 +44,6 @@ const replica = (blocking: boolean): Promise<DurableRuntime> =>
       }),
     ],
   });
-
-async function until<T>(probe: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('condition not reached');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** Starts `code` on a blocking replica, stops that replica mid-call: the run is interrupted on another. */
 async function interrupted(code: string): Promise<{
