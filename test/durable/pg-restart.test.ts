@@ -12,7 +12,6 @@ import { createDurableRuntime, type DurableRuntime } from '../../src/durable/ind
 import { openRunStore } from '../../src/durable/open-store.js';
 import type { RunStore } from '../../src/durable/store.js';
 import { pgBinDir, startPgServer, type PgServer } from '../support/pg-server.js';
-import { until } from '../support/until.js';
 
 const missing =
   pgBinDir() === undefined
@@ -26,6 +25,16 @@ let pg: PgServer;
 let rt: DurableRuntime;
 let other: RunStore;
 let release: () => void = () => undefined;
+
+async function until<T>(probe: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await probe().catch(() => undefined);
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error('condition not reached');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
 
 describe.skipIf(missing !== undefined)('PostgreSQL restarted under durable runs', () => {
   beforeAll(async () => {
