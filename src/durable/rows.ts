@@ -9,16 +9,16 @@
  */
 import { decodeJson, decodeText } from './encode.js';
 import type { JsonValue } from '../json.js';
-import type {
-  ApprovalRecord,
-  ApprovalStatus,
-  CallRecord,
-  CallStatus,
-  RecordedKind,
-  RecordedValue,
-  RunEvent,
-  RunRecord,
-  RunStatus,
+import {
+  APPROVAL_STATUSES,
+  CALL_STATUSES,
+  RUN_STATUSES,
+  type ApprovalRecord,
+  type CallRecord,
+  type RecordedKind,
+  type RecordedValue,
+  type RunEvent,
+  type RunRecord,
 } from './store.js';
 
 /** A row as a driver returns it. */
@@ -49,6 +49,15 @@ class Columns {
       return undefined;
     }
   }
+  /**
+   * A status column: one of `known`, else (a value this version never writes) it is damaged and
+   * shown as stored.
+   */
+  status<T extends string>(known: readonly T[]): T {
+    const value = String(this.row.status);
+    if (!(known as readonly string[]).includes(value)) this.damaged.push('status');
+    return value as T;
+  }
   /** `record` with `damaged` when a column did not decode. */
   done<T extends object>(record: T): T & { damaged?: string[] } {
     return this.damaged.length === 0 ? record : { ...record, damaged: this.damaged };
@@ -62,7 +71,7 @@ export function toRun(r: Row): RunRecord {
     scope: String(r.scope),
     program: c.text('program') ?? '',
     description: c.text('description'),
-    status: String(r.status) as RunStatus,
+    status: c.status(RUN_STATUSES),
     owner: optStr(r.owner),
     leaseExpiresAt: optNum(r.lease_expires_at),
     epoch: num(r.epoch),
@@ -87,7 +96,7 @@ export function toCall(r: Row): CallRecord {
     key: String(r.key),
     name: c.text('name') ?? '',
     args: c.json('args') ?? null,
-    status: String(r.status) as CallStatus,
+    status: c.status(CALL_STATUSES),
     result: c.json('result'),
     idempotent: r.idempotent === true || r.idempotent === 1,
     epoch: num(r.epoch),
@@ -116,7 +125,7 @@ export function toApproval(r: Row): ApprovalRecord {
     args: c.json('args') ?? null,
     scope: String(r.scope),
     reason: c.text('reason') ?? '',
-    status: String(r.status) as ApprovalStatus,
+    status: c.status(APPROVAL_STATUSES),
     decidedBy: c.text('decided_by'),
     decidedAt: optNum(r.decided_at),
     createdAt: num(r.created_at),

@@ -154,6 +154,9 @@ export interface RunFilter {
  */
 export type CallStatus = 'pending' | 'started' | 'ok' | 'error';
 
+/** Every call status. */
+export const CALL_STATUSES: readonly CallStatus[] = ['pending', 'started', 'ok', 'error'];
+
 /** A nested call of a run, keyed by (run id, call key). */
 export interface CallRecord {
   runId: string;
@@ -204,6 +207,15 @@ export interface RecordedValue {
 
 /** The state of an approval. `pending` until decided (by a human, a time-out or a cancel). */
 export type ApprovalStatus = 'pending' | 'allowed-once' | 'rejected' | 'cancelled' | 'unavailable';
+
+/** Every approval status. */
+export const APPROVAL_STATUSES: readonly ApprovalStatus[] = [
+  'pending',
+  'allowed-once',
+  'rejected',
+  'cancelled',
+  'unavailable',
+];
 
 /** A decision a human can post. */
 export type ApprovalDecision = 'allowed-once' | 'rejected';
