@@ -6,13 +6,8 @@
 import type { Runtime } from '../runtime-types.js';
 import { attachDurableSeam } from '../run-code/durable-seam.js';
 import { RUN_CODE } from '../tools/names.js';
-import {
-  durableCallsMiddleware,
-  openJournal,
-  type JournalOptions,
-  type JournalStore,
-  type ReplayVerdict,
-} from './replay.js';
+import type { JournalOptions, JournalStore, ReplayVerdict } from './journal-types.js';
+import { durableCallsMiddleware, openJournal } from './replay.js';
 
 /** The run to execute. */
 export interface DurableRunSpec {

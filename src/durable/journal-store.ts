@@ -6,7 +6,7 @@
  * {@link LostLeaseError}: the journal stops the life.
  */
 import { IsocodeError } from '../errors.js';
-import type { JournalCall, JournalStore } from './replay.js';
+import type { JournalCall, JournalStore } from './journal-types.js';
 import type { Fence, RunStore } from './store.js';
 
 /** Thrown by a fenced journal write when the life no longer holds the run. */

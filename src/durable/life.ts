@@ -17,7 +17,7 @@ import { ISOCODE_DECIDER } from './approvals.js';
 import { executeDurably } from './execute.js';
 import { journalStoreOf } from './journal-store.js';
 import type { Lease, SlotRelease } from './recovery.js';
-import type { ReplayVerdict } from './replay.js';
+import type { ReplayVerdict } from './journal-types.js';
 import type { NewEvent, RunEvent, RunRecord, RunStatus, RunStore, Settled } from './store.js';
 
 /** What a life needs of its manager. */

@@ -1,6 +1,6 @@
 /** An in-memory {@link JournalStore} for replay tests; `freeze()` drops every later write, as a dead replica would. */
 import type { JsonValue } from '../../src/json.js';
-import type { JournalCall, JournalEntry, JournalStore } from '../../src/durable/replay.js';
+import type { JournalCall, JournalEntry, JournalStore } from '../../src/durable/journal-types.js';
 
 export class MemoryJournal implements JournalStore {
   readonly calls = new Map<string, JournalCall[]>();

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { executeDurably, installDurableCalls } from '../../src/durable/execute.js';
-import type { ReplayVerdict } from '../../src/durable/replay.js';
+import type { ReplayVerdict } from '../../src/durable/journal-types.js';
 import type { ApprovalOutcome } from '../../src/executor/approval.js';
 import { createRuntime, defineTool, type Runtime } from '../../src/index.js';
 import { MemoryJournal } from './memory-journal.js';
