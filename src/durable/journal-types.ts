@@ -6,12 +6,13 @@
 import type { ErrorCode } from '../errors.js';
 import type { ToolResult } from '../executor/types.js';
 import type { JsonValue } from '../json.js';
+import type { Readback } from './store.js';
 
 /** The state of a journaled call. */
 export type JournalCallStatus = 'pending' | 'started' | 'ok' | 'error';
 
 /** A journaled call as the store returns it. */
-export interface JournalCall {
+export interface JournalCall extends Readback {
   key: string;
   name: string;
   args: JsonValue;
@@ -21,8 +22,6 @@ export interface JournalCall {
   idempotent: boolean;
   /** Completion order, 1, 2, 3… per run (settled calls only). */
   finishSeq?: number | undefined;
-  /** Stored columns of the record that could not be read (see `CallRecord.damaged`). */
-  damaged?: string[] | undefined;
 }
 
 /** A call as the journal writes it. */

@@ -3,7 +3,7 @@
  * runs (`GET /v1/runs`). Both are read from the store, so any replica answers the same.
  */
 import type { JsonValue } from '../json.js';
-import type { RunFilter, RunRecord, RunStatus, RunStore } from './store.js';
+import type { Readback, RunFilter, RunRecord, RunStatus, RunStore } from './store.js';
 
 /** A nested call of a run, once, from its journal record. */
 export interface CallView {
@@ -16,7 +16,7 @@ export interface CallView {
 }
 
 /** A run in a list: no program, calls or result, only what a row needs. */
-export interface RunSummary {
+export interface RunSummary extends Readback {
   id: string;
   scope: string;
   description: string | undefined;
@@ -31,11 +31,6 @@ export interface RunSummary {
   startedAt: number | undefined;
   updatedAt: number;
   finishedAt: number | undefined;
-  /**
-   * Stored columns of the run that could not be read (not text isocode wrote: edited by hand or
-   * damaged); each shows as empty. Absent when the run's record read whole.
-   */
-  damaged?: string[] | undefined;
 }
 
 /** A run as the API shows it. */

@@ -41,8 +41,17 @@ export interface Fence {
   epoch: number;
 }
 
+/** What every stored record says of how it read back (see `src/durable/rows.ts`). */
+export interface Readback {
+  /**
+   * Stored columns that could not be read (not text isocode wrote: edited by hand or damaged, or a
+   * status this version never writes); each reads as empty. Absent when the row read whole.
+   */
+  damaged?: string[] | undefined;
+}
+
 /** A persisted run. */
-export interface RunRecord {
+export interface RunRecord extends Readback {
   id: string;
   scope: string;
   /** The program's TypeScript source. */
@@ -76,11 +85,6 @@ export interface RunRecord {
   updatedAt: number;
   startedAt: number | undefined;
   finishedAt: number | undefined;
-  /**
-   * Stored columns that could not be read (not text isocode wrote: edited by hand or damaged);
-   * each reads as empty. Absent when the row read whole.
-   */
-  damaged?: string[] | undefined;
 }
 
 /** What {@link RunStore.createRun} needs. */
@@ -158,7 +162,7 @@ export type CallStatus = 'pending' | 'started' | 'ok' | 'error';
 export const CALL_STATUSES: readonly CallStatus[] = ['pending', 'started', 'ok', 'error'];
 
 /** A nested call of a run, keyed by (run id, call key). */
-export interface CallRecord {
+export interface CallRecord extends Readback {
   runId: string;
   /** A stable key: call site, arguments and occurrence (see replay.ts). */
   key: string;
@@ -176,11 +180,6 @@ export interface CallRecord {
   /** When it arrived. */
   startedAt: number;
   finishedAt: number | undefined;
-  /**
-   * Stored columns that could not be read (not text isocode wrote: edited by hand or damaged);
-   * each reads as empty. Absent when the row read whole.
-   */
-  damaged?: string[] | undefined;
 }
 
 /** What {@link RunStore.recordArrival} records. */
@@ -221,7 +220,7 @@ export const APPROVAL_STATUSES: readonly ApprovalStatus[] = [
 export type ApprovalDecision = 'allowed-once' | 'rejected';
 
 /** An approval asked by a run's nested call. */
-export interface ApprovalRecord {
+export interface ApprovalRecord extends Readback {
   id: string;
   runId: string;
   /** The key of the asking call (see {@link CallRecord.key}); the executor's call id when none. */
@@ -238,11 +237,6 @@ export interface ApprovalRecord {
   createdAt: number;
   /** When a pending approval settles `unavailable` if nobody decided it (the sweeper does it). */
   expiresAt: number | undefined;
-  /**
-   * Stored columns that could not be read (not text isocode wrote: edited by hand or damaged);
-   * each reads as empty. Absent when the row read whole.
-   */
-  damaged?: string[] | undefined;
 }
 
 /** What {@link RunStore.createApproval} records. */
@@ -272,18 +266,13 @@ export interface ApprovalFilter {
 }
 
 /** An event of a run, numbered 1, 2, 3… per run (the SSE id). */
-export interface RunEvent {
+export interface RunEvent extends Readback {
   runId: string;
   seq: number;
   /** For example `status`, `log`, `call`, `approval`. */
   type: string;
   data: JsonValue;
   at: number;
-  /**
-   * Stored columns that could not be read (not text isocode wrote: edited by hand or damaged);
-   * each reads as empty. Absent when the row read whole.
-   */
-  damaged?: string[] | undefined;
 }
 
 /** An event to append (the store numbers it). */
