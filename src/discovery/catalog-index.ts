@@ -3,9 +3,9 @@
  * keyword search over names and descriptions, and the declarations of a few named tools.
  * Pure functions over a catalog and its rendered SDK; {@link ScopeDiscovery} caches them.
  */
-import { cutText } from '../text/clip.js';
 import { bindingExpression, type SdkBinding } from '../sdk/bindings.js';
 import { renderSdk } from '../sdk/index.js';
+import { cutText } from '../text/clip.js';
 import type { ToolSchema } from '../tools/types.js';
 
 /** A tool as discovery shows it. */

@@ -21,7 +21,6 @@
  * runs ({@link durableCallsMiddleware}) and `ok`/`error` with its result when it settles, before the
  * program sees the result.
  */
-import { cutText } from '../text/clip.js';
 import { IsocodeError, type ErrorCode } from '../errors.js';
 import type { ExecuteMiddleware, ToolResult } from '../executor/types.js';
 import type { JsonValue } from '../json.js';
@@ -36,6 +35,7 @@ import type {
   JournalStore,
   ReplayVerdict,
 } from './journal-types.js';
+import { cutText } from '../text/clip.js';
 
 type Stop =
   | { kind: 'diverged'; message: string }

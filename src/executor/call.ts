@@ -3,11 +3,11 @@
  * admits it: plain-JSON arguments, a known scope, a live parent token, a live signal, and a name
  * that resolves to something this caller may run.
  */
-import { cutText } from '../text/clip.js';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { findJsonProblem, type JsonProblem, type JsonValue } from '../json.js';
 import { bindingExpression } from '../sdk/bindings.js';
+import { cutText } from '../text/clip.js';
 import { RUN_CODE } from '../tools/names.js';
 import type { Resolution, ToolRegistry } from '../tools/registry.js';
 import type { AnyTool } from '../tools/resolve-tool.js';

@@ -1,9 +1,9 @@
 /** The executor's typed event stream and the JSON-lines audit sink. */
-import { cutText } from '../text/clip.js';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import type { Emitter } from '../events/emitter.js';
 import type { ErrorCode } from '../errors.js';
 import type { JsonValue } from '../json.js';
+import { cutText } from '../text/clip.js';
 import { visibleJson } from '../text/visible.js';
 import type { ApprovalOutcome } from './approval.js';
 import type { DenyReason } from './types.js';

@@ -2,9 +2,9 @@
  * Outcomes: what each stage returns, errors as data, model-facing content, and the stage-order
  * check.
  */
-import { clipText } from '../text/clip.js';
 import { IsocodeError, isIsocodeError, type ErrorCode } from '../errors.js';
 import { findJsonProblem, type JsonValue } from '../json.js';
+import { clipText } from '../text/clip.js';
 import type { ContentBlock } from '../tools/types.js';
 import {
   STAGES,

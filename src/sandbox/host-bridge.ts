@@ -6,11 +6,11 @@
  * {@link HostBridge.end} aborts the run signal, rejects the calls waiting for a slot without
  * dispatching them, and {@link HostBridge.settled} waits for every started dispatch.
  */
-import { cutText } from '../text/clip.js';
 import { setMaxListeners } from 'node:events';
 import { jsonTooDeep, MAX_JSON_DEPTH, type JsonValue } from '../json.js';
 import { REPLY } from '../../sdk-templates/isolate/protocol.js';
 import type { CallEvent, CallTrace, Dispatch, DispatchResult, SandboxLimits } from './types.js';
+import { cutText } from '../text/clip.js';
 
 /** Longest failure message passed back to the program. */
 export const MAX_FAILURE_MESSAGE = 4096;

@@ -12,8 +12,8 @@
  * (`export default`, `export *`, `export { … }`, `import * as`, cycles, an unknown specifier or
  * name, a stray `import`/`export` line) is refused, never guessed at.
  */
-import { cutText } from '../text/clip.js';
 import { IsocodeError } from '../errors.js';
+import { cutText } from '../text/clip.js';
 
 /** One compiled isolate module. */
 export interface IsolateModuleSource {

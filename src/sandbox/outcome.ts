@@ -2,7 +2,6 @@
  * Turns what the isolate's runner reported (one tagged string, see `OUTCOME`) into a result or a
  * failure, and finds the program's position in an exception's stack.
  */
-import { cutText } from '../text/clip.js';
 import { jsonTooDeep, MAX_JSON_DEPTH, type JsonValue } from '../json.js';
 import {
   MAX_THROWN_JSON,
@@ -12,6 +11,7 @@ import {
   type ThrownDescription,
 } from '../../sdk-templates/isolate/protocol.js';
 import type { FailureKind, ProgramFrame, RunOutcome, RunRequest } from './types.js';
+import { cutText } from '../text/clip.js';
 
 /** A decoded outcome, before logs and stats are attached. */
 export type Decoded =

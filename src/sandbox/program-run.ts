@@ -8,7 +8,6 @@
  * disposal. Everything a run receives from the isolate goes through references made for this run
  * alone and released with it, so nothing of one run can reach the next one on the same isolate.
  */
-import { cutText } from '../text/clip.js';
 import {
   MESSAGE,
   PROGRAM_FILENAME,
@@ -24,6 +23,7 @@ import { decodeOutcome, splitOutcome, type Decoded } from './outcome.js';
 import { releaseContext, type PreparedContext, type SandboxIsolate } from './sandbox-isolate.js';
 import type { RunOutcome, RunRequest, SandboxLimits } from './types.js';
 import type { Watchdog } from './watchdog.js';
+import { cutText } from '../text/clip.js';
 
 /** Why the host stopped a program. */
 export type KillReason = 'cpu' | 'wall' | 'log-limit' | 'aborted' | 'closed' | 'protocol';

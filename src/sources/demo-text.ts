@@ -1,8 +1,8 @@
 /** The built-in demo text toolkit: `text.word_count`, `text.transform`, `text.split_lines`, `text.search`. */
-import { cutText } from '../text/clip.js';
 import { z } from 'zod';
 import { defineTool } from '../index.js';
 import type { ToolDefinition } from '../index.js';
+import { cutText } from '../text/clip.js';
 
 /** Longest input text the text tools accept, in UTF-16 code units. */
 export const TEXT_MAX_CHARS = 1_000_000;

@@ -3,8 +3,8 @@
  * origin, at most five), and bodies read as a stream that stops at a byte limit. Whatever the remote
  * sends is hostile: a body is never buffered past the limit, and a redirect never leaves the origin.
  */
-import { cutText } from '../text/clip.js';
 import { IsocodeError } from '../index.js';
+import { cutText } from '../text/clip.js';
 
 /** Redirects followed per request (same origin only). */
 const MAX_REDIRECTS = 5;

@@ -5,11 +5,11 @@
  * and description as the tool's description. An operation that cannot be called (a non-JSON
  * required body, a path variable with no parameter) is skipped with the reason.
  */
-import { cutText } from '../text/clip.js';
 import type { JsonSchema } from '../index.js';
 import { parseLocalRef, resolvePointer } from '../sdk/pointer.js';
 import { SchemaDocBuilder, isRec } from './openapi-schema.js';
 import { isJsonMediaType } from './openapi-http.js';
+import { cutText } from '../text/clip.js';
 
 type Rec = Record<string, unknown>;
 

@@ -2,13 +2,13 @@
  * Schemas: a tool's input/output is a zod 4 schema or a plain JSON Schema object. Both become a
  * JSON Schema (for catalogs and the SDK) and a validator (for the executor).
  */
-import { clipText } from '../text/clip.js';
 import { createRequire } from 'node:module';
 import type { Ajv, ValidateFunction, ErrorObject } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { z } from 'zod';
 import { IsocodeError } from '../errors.js';
 import type { JsonSchema, SchemaLike } from './types.js';
+import { clipText } from '../text/clip.js';
 
 /** One failed check, with a JSON-path-like location (`$.user.name`). */
 export interface ValidationIssue {
