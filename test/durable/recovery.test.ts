@@ -17,6 +17,7 @@ import type { RunRecord, RunStore } from '../../src/durable/store.js';
 import { replicaTools } from './fixtures/tools.js';
 import { schemaName } from './stores.js';
 import { childMessage } from '../support/child-message.js';
+import { until } from '../support/until.js';
 
 const PG_URL = process.env.ISOCODE_TEST_PG_URL;
 if (PG_URL === undefined && process.env.CI)
@@ -30,18 +31,6 @@ let store: RunStore;
 let effects: string;
 
 const lines = (): string[] => readFileSync(effects, 'utf8').split('\n').filter(Boolean);
-async function until<T>(
-  probe: () => Promise<T | undefined> | T | undefined,
-  ms = 60_000,
-): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** Starts replica A on `program`; resolves with the run's id once it is inside its gate call. */
 async function replicaA(

@@ -16,6 +16,7 @@ import type { RunRecord } from '../../src/durable/store.js';
 import { replicaTools } from './fixtures/tools.js';
 import { schemaName } from './stores.js';
 import { childMessage } from '../support/child-message.js';
+import { until } from '../support/until.js';
 
 const PG_URL = process.env.ISOCODE_TEST_PG_URL;
 if (PG_URL === undefined && process.env.CI)
@@ -34,18 +35,6 @@ const lines = (): string[] => {
     return [];
   }
 };
-async function until<T>(
-  probe: () => Promise<T | undefined> | T | undefined,
-  ms = 60_000,
-): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function replicaA(program: string): Promise<{ child: ChildProcess; runId: string }> {
   const child = fork(FIXTURE, [], {
