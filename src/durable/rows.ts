@@ -34,16 +34,14 @@ class Columns {
   readonly damaged: string[] = [];
   constructor(private readonly row: Row) {}
   json(column: string): JsonValue | undefined {
-    try {
-      return decodeJson(this.row[column]);
-    } catch {
-      this.damaged.push(column);
-      return undefined;
-    }
+    return this.#read(column, decodeJson);
   }
   text(column: string): string | undefined {
+    return this.#read(column, decodeText);
+  }
+  #read<T>(column: string, decode: (stored: unknown) => T): T | undefined {
     try {
-      return decodeText(this.row[column]);
+      return decode(this.row[column]);
     } catch {
       this.damaged.push(column);
       return undefined;

@@ -32,15 +32,7 @@ export const poll = <T>(probe: () => T | Promise<T>) =>
   expect.poll(probe, { timeout: 30_000, interval: 100 });
 
 /** Polls until `probe` gives a value (generous limit; nothing about timing is asserted). */
-export async function until<T>(probe: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('condition not reached');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+export { until } from '../support/until.js';
 
 /** A signed-in page, with every request it makes and every CSP report recorded. */
 export interface SignedIn {
