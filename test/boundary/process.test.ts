@@ -9,14 +9,25 @@ import { defineTool, type Runtime } from '../../src/index.js';
 import { benign, echo, kind, runIn, tenants, value } from './helpers.js';
 
 let rt: Runtime;
+/** Calls of `entered`: a program that made one is running in its worker. */
+let entered = 0;
+const enter = defineTool({
+  name: 'entered',
+  description: 'Counts that a program is running.',
+  input: z.object({}),
+  execute: () => ++entered,
+});
 const hostRss = (): number => process.memoryUsage.rss();
 
 beforeAll(async () => {
-  rt = await tenants({
-    typecheck: 'off',
-    limits: { cpuMs: 5_000, wallMs: 10_000, memoryMb: 32 },
-    workers: { maxWorkers: 4, spareWorkers: 1, rssBudgetMb: 256 },
-  });
+  rt = await tenants(
+    {
+      typecheck: 'off',
+      limits: { cpuMs: 5_000, wallMs: 10_000, memoryMb: 32 },
+      workers: { maxWorkers: 4, spareWorkers: 1, rssBudgetMb: 256 },
+    },
+    [echo, enter],
+  );
 });
 afterAll(() => rt.close());
 
@@ -46,10 +57,12 @@ describe('the host survives what a program does to its process', () => {
   it('reports a crash of the transpiler or the isolate process as kind crashed, and carries on', async () => {
     // Kill the worker that serves a run while it waits on nothing (a crash from outside).
     const before = workers()?.crashed ?? 0;
-    const pending = runIn(rt, 'a', 'while (true) {}');
-    await until(() => (workers()?.busy ?? 0) > 0, 'a worker to take the run');
-    // The busy worker is the one whose CPU is climbing; kill every worker: the idle ones are
-    // replaced as well, and only the run that was in flight fails.
+    const was = entered;
+    const pending = runIn(rt, 'a', 'await tools.entered({}); while (true) {}');
+    // Not "a worker is leased": a lease may wait on a worker still starting, and a worker that dies
+    // before it ran anything is retried elsewhere (the run would then spin until its CPU limit).
+    await until(() => entered > was, 'the program to run in its worker');
+    // Kill every worker: the idle ones are replaced as well, and only the run in flight fails.
     for (const pid of runnerPids(rt)) process.kill(pid, 'SIGKILL');
     const r = await pending;
     expect(kind(r)).toBe('crashed');
