@@ -49,7 +49,12 @@ export function journalStoreOf(store: RunStore, fence: Fence): JournalStore {
       return seq;
     },
     async listValues(runId) {
-      return (await store.listValues(runId)).map((v) => ({ kind: v.kind, value: v.value }));
+      return (await store.listValues(runId)).map((v) => ({
+        seq: v.seq,
+        kind: v.kind,
+        value: v.value,
+        damaged: v.damaged,
+      }));
     },
   };
 }

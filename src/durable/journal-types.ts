@@ -24,6 +24,13 @@ export interface JournalCall extends Readback {
   finishSeq?: number | undefined;
 }
 
+/** A recorded clock reading or die as the store returns it. */
+export interface JournalValue extends Readback {
+  seq: number;
+  kind: 'date' | 'random';
+  value: number;
+}
+
 /** A call as the journal writes it. */
 export interface JournalEntry {
   key: string;
@@ -52,7 +59,8 @@ export interface JournalStore {
   ): Promise<unknown>;
   listCalls(runId: string): Promise<JournalCall[]>;
   recordValue(runId: string, kind: 'date' | 'random', value: number): Promise<number>;
-  listValues(runId: string): Promise<{ kind: 'date' | 'random'; value: number }[]>;
+  /** The recorded values in `seq` order (1, 2, 3…). */
+  listValues(runId: string): Promise<JournalValue[]>;
 }
 
 /** Options of {@link openJournal}. */

@@ -394,14 +394,24 @@ export async function openJournal(
   options: JournalOptions = {},
 ): Promise<RunJournal> {
   const [calls, values] = await Promise.all([store.listCalls(runId), store.listValues(runId)]);
-  const damaged = calls.filter((c) => c.damaged !== undefined);
-  if (damaged.length > 0)
+  // What the journal cannot trust: a damaged call (did it take effect?), a damaged recorded value
+  // or a gap among them (a replay would hand the program other values than its first life saw).
+  const unreadable = [
+    ...calls.flatMap((c) =>
+      c.damaged === undefined ? [] : [`call ${cutText(c.key, 64)}: ${c.damaged.join(', ')}`],
+    ),
+    ...values.flatMap((v, i) =>
+      v.damaged !== undefined
+        ? [`recorded value ${v.seq}: ${v.damaged.join(', ')}`]
+        : v.seq !== i + 1
+          ? [`recorded value ${i + 1}: missing`]
+          : [],
+    ),
+  ];
+  if (unreadable.length > 0)
     throw new IsocodeError(
       'STORE_CORRUPT',
-      `the stored journal of this run cannot be read (${damaged
-        .slice(0, 5)
-        .map((c) => `call ${cutText(c.key, 64)}: ${(c.damaged ?? []).join(', ')}`)
-        .join('; ')}); it was failed rather than run again`,
+      `the stored journal of this run cannot be read (${unreadable.slice(0, 5).join('; ')}); it was failed rather than run again`,
     );
   const tape = {
     clock: values.filter((v) => v.kind === 'date').map((v) => v.value),

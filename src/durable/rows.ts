@@ -12,10 +12,10 @@ import type { JsonValue } from '../json.js';
 import {
   APPROVAL_STATUSES,
   CALL_STATUSES,
+  RECORDED_KINDS,
   RUN_STATUSES,
   type ApprovalRecord,
   type CallRecord,
-  type RecordedKind,
   type RecordedValue,
   type RunEvent,
   type RunRecord,
@@ -24,9 +24,17 @@ import {
 /** A row as a driver returns it. */
 export type Row = Record<string, unknown>;
 
-const num = (v: unknown): number => Number(v);
-const optNum = (v: unknown): number | undefined =>
-  v === null || v === undefined ? undefined : Number(v);
+/** An integer column as stored: a number, a bigint, or (PostgreSQL's int8) decimal text. */
+const INTEGER_TEXT = /^-?\d{1,16}$/;
+const asInteger = (v: unknown): number | undefined => {
+  const n =
+    typeof v === 'number' || typeof v === 'bigint'
+      ? Number(v)
+      : typeof v === 'string' && INTEGER_TEXT.test(v)
+        ? Number(v)
+        : NaN;
+  return Number.isSafeInteger(n) ? n : undefined;
+};
 const optStr = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 /** Decodes a row's text and JSON columns, noting the ones that do not decode. */
@@ -47,14 +55,37 @@ class Columns {
       return undefined;
     }
   }
+  /** An integer column (a sequence, an epoch, a time, a size): 0 and damaged if it is not one. */
+  int(column: string): number {
+    const n = asInteger(this.row[column]);
+    if (n === undefined) this.damaged.push(column);
+    return n ?? 0;
+  }
+  /** An integer column that may be NULL. */
+  optInt(column: string): number | undefined {
+    const v = this.row[column];
+    return v === null || v === undefined ? undefined : this.int(column);
+  }
+  /** A real column: any finite number, else 0 and damaged (PostgreSQL stores `NaN` and `Infinity`). */
+  real(column: string, inRange: (n: number) => boolean = () => true): number {
+    const v = this.row[column];
+    const n = typeof v === 'number' ? v : NaN;
+    if (Number.isFinite(n) && inRange(n)) return n;
+    this.damaged.push(column);
+    return 0;
+  }
+  /** A column that must be one of `known` (a status, a kind); else it is damaged and shown as stored. */
+  oneOf<T extends string>(column: string, known: readonly T[]): T {
+    const value = String(this.row[column]);
+    if (!(known as readonly string[]).includes(value)) this.damaged.push(column);
+    return value as T;
+  }
   /**
    * A status column: one of `known`, else (a value this version never writes) it is damaged and
    * shown as stored.
    */
   status<T extends string>(known: readonly T[]): T {
-    const value = String(this.row.status);
-    if (!(known as readonly string[]).includes(value)) this.damaged.push('status');
-    return value as T;
+    return this.oneOf('status', known);
   }
   /** `record` with `damaged` when a column did not decode. */
   done<T extends object>(record: T): T & { damaged?: string[] } {
@@ -71,19 +102,19 @@ export function toRun(r: Row): RunRecord {
     description: c.text('description'),
     status: c.status(RUN_STATUSES),
     owner: optStr(r.owner),
-    leaseExpiresAt: optNum(r.lease_expires_at),
-    epoch: num(r.epoch),
+    leaseExpiresAt: c.optInt('lease_expires_at'),
+    epoch: c.int('epoch'),
     parked: r.parked === true || r.parked === 1,
     limits: c.json('limits'),
     result: c.json('result'),
     error: c.json('error'),
     idempotencyKey: c.text('idempotency_key'),
     requestHash: optStr(r.request_hash),
-    bytes: num(r.bytes),
-    createdAt: num(r.created_at),
-    updatedAt: num(r.updated_at),
-    startedAt: optNum(r.started_at),
-    finishedAt: optNum(r.finished_at),
+    bytes: c.int('bytes'),
+    createdAt: c.int('created_at'),
+    updatedAt: c.int('updated_at'),
+    startedAt: c.optInt('started_at'),
+    finishedAt: c.optInt('finished_at'),
   });
 }
 
@@ -97,20 +128,23 @@ export function toCall(r: Row): CallRecord {
     status: c.status(CALL_STATUSES),
     result: c.json('result'),
     idempotent: r.idempotent === true || r.idempotent === 1,
-    epoch: num(r.epoch),
-    finishSeq: optNum(r.finish_seq),
-    startedAt: num(r.started_at),
-    finishedAt: optNum(r.finished_at),
+    epoch: c.int('epoch'),
+    finishSeq: c.optInt('finish_seq'),
+    startedAt: c.int('started_at'),
+    finishedAt: c.optInt('finished_at'),
   });
 }
 
 export function toValue(r: Row): RecordedValue {
-  return {
+  const c = new Columns(r);
+  const kind = c.oneOf('kind', RECORDED_KINDS);
+  return c.done({
     runId: String(r.run_id),
-    seq: num(r.seq),
-    kind: String(r.kind) as RecordedKind,
-    value: num(r.value),
-  };
+    seq: c.int('seq'),
+    kind,
+    // A die is in [0, 1); a clock reading is any finite number.
+    value: c.real('value', kind === 'random' ? (n) => n >= 0 && n < 1 : undefined),
+  });
 }
 
 export function toApproval(r: Row): ApprovalRecord {
@@ -125,9 +159,9 @@ export function toApproval(r: Row): ApprovalRecord {
     reason: c.text('reason') ?? '',
     status: c.status(APPROVAL_STATUSES),
     decidedBy: c.text('decided_by'),
-    decidedAt: optNum(r.decided_at),
-    createdAt: num(r.created_at),
-    expiresAt: optNum(r.expires_at),
+    decidedAt: c.optInt('decided_at'),
+    createdAt: c.int('created_at'),
+    expiresAt: c.optInt('expires_at'),
   });
 }
 
@@ -135,9 +169,9 @@ export function toEvent(r: Row): RunEvent {
   const c = new Columns(r);
   return c.done({
     runId: String(r.run_id),
-    seq: num(r.seq),
+    seq: c.int('seq'),
     type: String(r.type),
     data: c.json('data') ?? null,
-    at: num(r.at),
+    at: c.int('at'),
   });
 }

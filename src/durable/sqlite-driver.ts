@@ -49,13 +49,56 @@ function nodeSqlite(): NodeSqlite | undefined {
   }
 }
 
+/** node:sqlite's statement: its reads throw on an integer beyond 2^53 unless they read bigints. */
+interface NodeStatement extends SqliteStatement {
+  setReadBigInts(on: boolean): void;
+}
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
+
+/** The row with every integer that fits a number as one; larger ones stay bigints. */
+function narrowed(row: SqliteRow): SqliteRow {
+  for (const [column, value] of Object.entries(row))
+    if (typeof value === 'bigint' && value <= MAX_SAFE && value >= MIN_SAFE)
+      row[column] = Number(value);
+  return row;
+}
+
+/**
+ * node:sqlite throws `ERR_OUT_OF_RANGE` on reading an integer beyond 2^53, so one such value stored
+ * in a row (isocode writes none; an edit or damage can) would fail every read that touches the row:
+ * a list, the scan for claimable runs. Read as bigints and narrow, so that such a value reaches the
+ * row mappers, which name it damaged (`rows.ts`). better-sqlite3 reads it as an inexact number,
+ * which the mappers reject as well.
+ */
+function readingWholeIntegers(db: SqliteDb): SqliteDb {
+  return {
+    exec: (sql) => db.exec(sql),
+    close: () => db.close(),
+    prepare(sql) {
+      const statement = db.prepare(sql) as NodeStatement;
+      statement.setReadBigInts(true);
+      return {
+        run: (...params) => statement.run(...params),
+        get: (...params) => {
+          const row = statement.get(...params);
+          return row === undefined ? undefined : narrowed(row);
+        },
+        all: (...params) => statement.all(...params).map(narrowed),
+      };
+    },
+  };
+}
+
 /**
  * Opens `path` (`:memory:` for an in-memory database) with the best driver this Node has.
  * @throws IsocodeError INVALID_CONFIG when neither driver can be loaded (with what to install).
  */
 export function openSqlite(path: string): { db: SqliteDb; driver: SqliteDriverName } {
   const builtin = nodeSqlite();
-  if (builtin !== undefined) return { db: new builtin.DatabaseSync(path), driver: 'node:sqlite' };
+  if (builtin !== undefined)
+    return { db: readingWholeIntegers(new builtin.DatabaseSync(path)), driver: 'node:sqlite' };
   let Better: BetterSqlite;
   try {
     Better = require('better-sqlite3') as BetterSqlite;

@@ -44,8 +44,9 @@ export interface Fence {
 /** What every stored record says of how it read back (see `src/durable/rows.ts`). */
 export interface Readback {
   /**
-   * Stored columns that could not be read (not text isocode wrote: edited by hand or damaged, or a
-   * status this version never writes); each reads as empty. Absent when the row read whole.
+   * Stored columns that could not be read (not a value isocode wrote: edited by hand or damaged, or
+   * a status this version never writes); each reads as empty (text) or 0 (a number). Absent when
+   * the row read whole.
    */
   damaged?: string[] | undefined;
 }
@@ -194,9 +195,10 @@ export interface NewCall {
 
 /** The kinds of recorded non-deterministic values. */
 export type RecordedKind = 'date' | 'random';
+export const RECORDED_KINDS: readonly RecordedKind[] = ['date', 'random'];
 
 /** One recorded non-deterministic value, in the order the program drew it. */
-export interface RecordedValue {
+export interface RecordedValue extends Readback {
   runId: string;
   /** 1, 2, 3… per run. */
   seq: number;

@@ -1,10 +1,15 @@
 /** An in-memory {@link JournalStore} for replay tests; `freeze()` drops every later write, as a dead replica would. */
 import type { JsonValue } from '../../src/json.js';
-import type { JournalCall, JournalEntry, JournalStore } from '../../src/durable/journal-types.js';
+import type {
+  JournalCall,
+  JournalEntry,
+  JournalStore,
+  JournalValue,
+} from '../../src/durable/journal-types.js';
 
 export class MemoryJournal implements JournalStore {
   readonly calls = new Map<string, JournalCall[]>();
-  readonly values = new Map<string, { kind: 'date' | 'random'; value: number }[]>();
+  readonly values = new Map<string, JournalValue[]>();
   #finishSeq = new Map<string, number>();
   #frozen = false;
 
@@ -69,10 +74,10 @@ export class MemoryJournal implements JournalStore {
     if (this.#frozen) return Promise.resolve(0);
     let list = this.values.get(runId);
     if (list === undefined) this.values.set(runId, (list = []));
-    list.push({ kind, value });
+    list.push({ seq: list.length + 1, kind, value });
     return Promise.resolve(list.length);
   }
-  listValues(runId: string): Promise<{ kind: 'date' | 'random'; value: number }[]> {
+  listValues(runId: string): Promise<JournalValue[]> {
     return Promise.resolve([...(this.values.get(runId) ?? [])]);
   }
 }

@@ -31,6 +31,8 @@ interface Engine {
   name: string;
   skip: string | undefined;
   store(): StoreOptions;
+  /** A value a real column takes that is not a finite number. */
+  notFinite: string;
   /** Runs `statements` against the store's tables (`T.` prefixes a table name). */
   sql(statements: string[]): Promise<void>;
 }
@@ -43,6 +45,7 @@ function engines(): Engine[] {
       name: 'sqlite',
       skip: undefined,
       store: () => ({ path }),
+      notFinite: "'x'",
       sql(statements) {
         const { db } = openSqlite(path);
         try {
@@ -57,6 +60,7 @@ function engines(): Engine[] {
       name: 'postgres',
       skip: PG_URL === undefined && !process.env.CI ? 'ISOCODE_TEST_PG_URL is not set' : undefined,
       store: () => ({ url: PG_URL, schema }),
+      notFinite: "'NaN'",
       async sql(statements) {
         const client = openPgClient({ url: PG_URL ?? '' });
         try {
@@ -215,6 +219,69 @@ for (const engine of engines()) {
           return v?.finishedAt !== undefined ? v : undefined;
         });
         expect(ended.status).toBe('failed');
+      } finally {
+        await second.close();
+      }
+    }, 180_000);
+
+    it('a number that is not one isocode wrote: an integer past 2^53, a NaN clock, a die outside [0, 1), a missing recorded value', async () => {
+      bumps = 0;
+      const first = await open(engine);
+      const ids: string[] = [];
+      try {
+        for (let i = 0; i < 5; i++) {
+          const run = await first.start({
+            code: 'const t = Date.now(); const d = Math.random(); await tools.count.bump({}); return [t, d];',
+          });
+          expect((await run.wait()).status).toBe('succeeded');
+          ids.push(run.id);
+        }
+      } finally {
+        await first.close();
+      }
+      expect(bumps).toBe(5);
+      const [shown = '', clock = '', dice = '', gap = '', started = ''] = ids;
+      const huge = '9000000000000000000';
+      await engine.sql([
+        `UPDATE T.runs SET created_at = ${huge} WHERE id = '${shown}'`,
+        `UPDATE T.events SET at = ${huge} WHERE run_id = '${shown}'`,
+        ...[clock, dice, gap, started].map(requeue),
+        `UPDATE T.run_values SET value = ${engine.notFinite} WHERE run_id = '${clock}' AND kind = 'date'`,
+        `UPDATE T.run_values SET value = 7 WHERE run_id = '${dice}' AND kind = 'random'`,
+        `DELETE FROM T.run_values WHERE run_id = '${gap}' AND seq = 1`,
+        `UPDATE T.calls SET started_at = ${huge} WHERE run_id = '${started}'`,
+      ]);
+
+      const second = await open(engine);
+      try {
+        for (const [id, text] of [
+          [clock, /recorded value 1: value\)/],
+          [dice, /recorded value 2: value\)/],
+          [gap, /recorded value 1: missing\)/],
+          [started, /\(call .*: started_at\)/],
+        ] as const) {
+          const view = await until(async () => {
+            const v = await second.runs.get(id);
+            return v?.status === 'failed' ? v : undefined;
+          });
+          const error = view.error as { code?: unknown; message?: unknown } | undefined;
+          expect(error?.code).toBe('STORE_CORRUPT');
+          expect(String(error?.message)).toMatch(text);
+        }
+        expect(bumps).toBe(5);
+        // Read whole, the bad integer named: the list, the view and the run's events.
+        const listed = await second.runs.list('default');
+        expect(listed.find((r) => r.id === shown)).toMatchObject({
+          status: 'succeeded',
+          damaged: ['created_at'],
+        });
+        expect(await second.runs.get(shown)).toMatchObject({ damaged: ['created_at'] });
+        const events = await second.store.listEvents(shown, 0);
+        expect(events.length).toBeGreaterThan(0);
+        expect(events.every((e) => e.damaged?.[0] === 'at')).toBe(true);
+        const fresh = await second.start({ code: 'return await tools.count.bump({});' });
+        expect((await fresh.wait()).status).toBe('succeeded');
+        expect(bumps).toBe(6);
       } finally {
         await second.close();
       }
