@@ -7,6 +7,7 @@
  * one bad row never makes a list, a scan for claimable runs or a stream fail. What a damaged record
  * means for its run is decided where it is used (a run is failed `STORE_CORRUPT`, never run again).
  */
+import { IsocodeError } from '../errors.js';
 import { decodeJson, decodeText } from './encode.js';
 import type { JsonValue } from '../json.js';
 import {
@@ -163,6 +164,21 @@ export function toApproval(r: Row): ApprovalRecord {
     createdAt: c.int('created_at'),
     expiresAt: c.optInt('expires_at'),
   });
+}
+
+/**
+ * A human approves what an approval shows: one whose stored text does not read whole shows something
+ * else than what was asked, so it can be rejected or cancelled, never allowed. Both stores check it
+ * as they decide, so every face (HTTP, the console, a library caller) gets the same refusal.
+ * @throws IsocodeError `STORE_CORRUPT` when `status` allows a pending approval that is damaged.
+ */
+export function refuseAllowingDamaged(approval: ApprovalRecord | undefined, status: string): void {
+  if (status !== 'allowed-once' || approval?.damaged === undefined) return;
+  if (approval.status !== 'pending') return;
+  throw new IsocodeError(
+    'STORE_CORRUPT',
+    `approval ${approval.id}'s stored text cannot be read (${approval.damaged.join(', ')}): it can be rejected, not approved`,
+  );
 }
 
 export function toEvent(r: Row): RunEvent {

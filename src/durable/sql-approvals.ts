@@ -1,6 +1,6 @@
 /** The PostgreSQL store's approvals: create, read, list, decide and expire (decisions announced by NOTIFY). */
 import { encodeJson, encodeText, isStorableId } from './encode.js';
-import { toApproval } from './rows.js';
+import { refuseAllowingDamaged, toApproval } from './rows.js';
 import { clamp, type SqlContext } from './sql-context.js';
 import type { RunStoreApprovals } from './store.js';
 
@@ -66,6 +66,15 @@ export function approvalMethods(ctx: SqlContext): RunStoreApprovals {
 
     async decideApproval(id, status, by, scope) {
       if (!isStorableId(id)) return undefined;
+      // The approval's text is written once, at its creation: read before the update, it is what
+      // the update decides.
+      if (status === 'allowed-once') {
+        const asked = await query(
+          `SELECT * FROM ${s}.approvals WHERE id = $1${scope === undefined ? '' : ' AND scope = $2'}`,
+          scope === undefined ? [id] : [id, scope],
+        );
+        if (asked[0]) refuseAllowingDamaged(toApproval(asked[0]), status);
+      }
       const params: unknown[] = [id, status, encodeText(by), Date.now(), decisions, wakeChannel];
       const rows = await query(
         `WITH u AS (

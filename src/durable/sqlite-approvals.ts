@@ -1,7 +1,7 @@
 /** The embedded store's approvals: create, read, list, decide and expire (one transaction each). */
 import { IsocodeError } from '../errors.js';
 import { encodeJson, encodeText, isStorableId } from './encode.js';
-import { toApproval as approvalOf } from './rows.js';
+import { refuseAllowingDamaged, toApproval as approvalOf } from './rows.js';
 import { Conditions, clamp, marks, type SqliteContext } from './sqlite-context.js';
 import type { RunStoreApprovals } from './store.js';
 
@@ -70,12 +70,11 @@ export function approvalMethods(ctx: SqliteContext): RunStoreApprovals {
       !isStorableId(id)
         ? Promise.resolve(undefined)
         : tx(() => {
-            if (
-              scope !== undefined &&
-              one('SELECT 1 AS ok FROM approvals WHERE id = ? AND scope = ?', id, scope) ===
-                undefined
-            )
+            const row = one('SELECT * FROM approvals WHERE id = ?', id);
+            const asked = row ? approvalOf(row) : undefined;
+            if (asked === undefined || (scope !== undefined && asked.scope !== scope))
               return undefined;
+            refuseAllowingDamaged(asked, status);
             const d = decide(id, status, by, Date.now());
             if (d) announce([d]);
             return d;

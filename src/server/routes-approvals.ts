@@ -152,16 +152,7 @@ export function approvalRoutes(app: Hono<HttpEnv>, deps: ApprovalRoutesDeps): vo
     c: Context<HttpEnv>,
   ): Promise<{ approval: ApprovalRecord; applied: boolean } | undefined> => {
     const scope = c.get('scope');
-    if (status === 'allowed-once') {
-      // A human approves what the approval shows: one whose stored text does not read whole
-      // (edited by hand or damaged) shows something else, so it can be rejected, not approved.
-      const asked = await store.getApproval(id, scope);
-      if (asked?.damaged !== undefined && asked.status === 'pending')
-        throw new IsocodeError(
-          'STORE_CORRUPT',
-          `approval ${id}'s stored text cannot be read (${asked.damaged.join(', ')}): it can be rejected, not approved`,
-        );
-    }
+    // The store refuses to allow an approval whose stored text is damaged (STORE_CORRUPT).
     const decided = await store.decideApproval(id, status, who(c), scope);
     if (decided) return { approval: decided, applied: true };
     const existing = await store.getApproval(id, scope);

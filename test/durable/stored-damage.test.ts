@@ -201,6 +201,10 @@ for (const engine of engines()) {
         expect(approvals).toHaveLength(1);
         const asked = approvals[0]!;
         expect(asked).toMatchObject({ args: null, damaged: ['args'] });
+        // The store owns the rule: a library caller gets the same refusal as the HTTP face.
+        await expect(
+          second.store.decideApproval(asked.id, 'allowed-once', 'a library caller'),
+        ).rejects.toMatchObject({ code: 'STORE_CORRUPT' });
         const approve = await call(`/v1/approvals/${asked.id}`, { decision: 'allowed-once' });
         expect(approve.status).toBe(500);
         expect(approve.body.error).toMatchObject({ code: 'STORE_CORRUPT' });
