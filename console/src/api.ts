@@ -22,6 +22,8 @@ export interface RunView {
   startedAt?: number | undefined;
   updatedAt?: number | undefined;
   finishedAt?: number | undefined;
+  /** Stored columns that could not be read (shown empty); the run is failed, never run. */
+  damaged?: string[] | undefined;
 }
 
 /** Runs per page of the runs list (the API's most). */
@@ -53,6 +55,8 @@ export interface ApprovalView {
   decidedBy?: string | undefined;
   decidedAt?: number | undefined;
   createdAt: number;
+  /** Stored columns that could not be read (shown empty): it can be rejected, not approved. */
+  damaged?: string[] | undefined;
 }
 
 /** A refused or failed request: the API's `{ error: { code, message } }`. */

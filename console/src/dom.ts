@@ -103,6 +103,24 @@ export function statusBadge(status: string): HTMLSpanElement {
   return h('span', { class: `badge status-${safe}`, data: { status } }, status);
 }
 
+/**
+ * The mark of a record whose stored columns could not be read (the API's `damaged`): those show
+ * empty, and the mark says so rather than let the empty value pass for the real one.
+ */
+export function damagedMark(columns: readonly string[] | undefined): HTMLSpanElement | null {
+  if (columns === undefined || columns.length === 0) return null;
+  const named = columns.slice(0, 8).join(', ');
+  return h(
+    'span',
+    {
+      class: 'badge damaged',
+      data: { testid: 'damaged' },
+      title: `The store could not read ${named}: shown empty, not as stored.`,
+    },
+    `unreadable: ${named}`,
+  );
+}
+
 /** A highlighted TypeScript program with line numbers. */
 export function codeBlock(source: string, fail?: { line: number; note: string }): HTMLElement {
   const code = h('code');

@@ -23,21 +23,35 @@ export function formatDuration(ms: number | undefined): string {
   return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`;
 }
 
-/** `just now`, `42 s ago`, `5 min ago`, `3 h ago`, else the date. */
+/** The most a `Date` holds either side of 1970, in ms (ECMA-262 §21.4.1.1). */
+const DATE_RANGE_MS = 8.64e15;
+
+/**
+ * `at` as ISO text, or undefined when no `Date` can hold it: a time comes from the API, and a stored
+ * one can be anything (`toISOString` throws on an invalid date, which would break the whole view).
+ */
+function isoOf(at: number | undefined): string | undefined {
+  if (at === undefined || !Number.isFinite(at) || Math.abs(at) > DATE_RANGE_MS) return undefined;
+  return new Date(at).toISOString();
+}
+
+/** `just now`, `42 s ago`, `5 min ago`, `3 h ago`, else the date; `–` for no time. */
 export function formatAgo(at: number | undefined, now: number): string {
-  if (at === undefined || !Number.isFinite(at)) return '–';
+  const iso = isoOf(at);
+  if (iso === undefined || at === undefined) return '–';
   const d = Math.max(0, now - at);
   if (d < 5_000) return 'just now';
   if (d < 60_000) return `${Math.floor(d / 1000)} s ago`;
   if (d < 3_600_000) return `${Math.floor(d / 60_000)} min ago`;
   if (d < 86_400_000) return `${Math.floor(d / 3_600_000)} h ago`;
-  return new Date(at).toISOString().slice(0, 10);
+  return iso.slice(0, iso.indexOf('T'));
 }
 
-/** `2026-12-01 10:57:09` in UTC. */
+/** `2026-12-01 10:57:09` in UTC; `–` for no time. */
 export function formatTime(at: number | undefined): string {
-  if (at === undefined || !Number.isFinite(at)) return '–';
-  return `${new Date(at).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+  const iso = isoOf(at);
+  // Years past 9999 have six digits and a sign: cut at the milliseconds, not at a fixed width.
+  return iso === undefined ? '–' : `${iso.slice(0, iso.indexOf('.')).replace('T', ' ')} UTC`;
 }
 
 /** JSON with hidden characters as JSON escapes; `–` for no value, `(not JSON)` for a cycle. */

@@ -146,5 +146,42 @@ return 1;`,
       await until(async () => ((await statusOf(id)) === 'succeeded' ? true : undefined));
       await context.close();
     }, 120_000);
+
+    it('marks what the store could not read, offers only Reject for such an ask, and survives a time no Date holds', async () => {
+      const id = await startRun(ASK('unreadable'), 'an ask the store cannot read');
+      // The API as it answers for damaged rows (test/durable/stored-damage.test.ts makes them):
+      // the column empty and named in `damaged`; a time past what a Date holds.
+      const damage = async (page: Page): Promise<void> => {
+        await page.route(/\/v1\/(approvals|runs)(\?|$)/, async (route) => {
+          if (route.request().method() !== 'GET') return route.continue();
+          const res = await route.fetch();
+          const body = (await res.json()) as {
+            approvals?: Record<string, unknown>[];
+            runs?: Record<string, unknown>[];
+          };
+          for (const a of body.approvals ?? [])
+            if (a.runId === id) Object.assign(a, { args: null, damaged: ['args'] });
+          for (const r of body.runs ?? [])
+            if (r.id === id) Object.assign(r, { createdAt: 9e15, damaged: ['created_at'] });
+          await route.fulfill({ response: res, json: body });
+        });
+      };
+      const { page, context } = await harness.signedIn(KEY_A, { beforeGoto: damage });
+      await page.goto(`${harness.url()}/console/#/runs`);
+      const listed = page.locator(`tr[data-run-id="${id}"]`);
+      await listed.waitFor({ timeout: 30_000 });
+      expect(await listed.locator('[data-testid="damaged"]').textContent()).toBe(
+        'unreadable: created_at',
+      );
+      await page.goto(`${harness.url()}/console/#/approvals`);
+      const row = page.locator('[data-testid="pending"] tr[data-approval-id]');
+      await poll(() => row.count()).toBe(1);
+      expect(await row.locator('[data-testid="damaged"]').textContent()).toBe('unreadable: args');
+      expect(await row.locator('[data-action="approve"]').isDisabled()).toBe(true);
+      await row.locator('[data-action="reject"]').click();
+      await until(async () => ((await statusOf(id)) === 'running' ? undefined : true));
+      await page.locator('[data-testid="no-pending"]').waitFor({ timeout: 30_000 });
+      await context.close();
+    }, 120_000);
   },
 );

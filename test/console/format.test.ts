@@ -4,6 +4,7 @@ import {
   clipParts,
   decidedBy,
   formatDuration,
+  formatTime,
   jsonPreview,
   limitHit,
   runError,
@@ -17,6 +18,16 @@ describe('console formatting', () => {
     expect(formatDuration(undefined)).toBe('–');
     expect(formatAgo(1000, 1000)).toBe('just now');
     expect(formatAgo(0, 125_000)).toBe('2 min ago');
+    expect(formatTime(Date.UTC(2026, 11, 1, 10, 57, 9))).toBe('2026-12-01 10:57:09 UTC');
+  });
+
+  it('shows a time no Date can hold as "–" instead of throwing (a stored time is hostile)', () => {
+    for (const at of [9e15, -9e15, Number.MAX_SAFE_INTEGER, NaN, Infinity]) {
+      expect(formatTime(at)).toBe('–');
+      expect(formatAgo(at, Date.now())).toBe('–');
+    }
+    expect(formatTime(8.64e15)).toBe('+275760-09-13 00:00:00 UTC');
+    expect(formatAgo(8.64e15 - 86_400_000 * 400, 8.64e15)).toBe('+275759-08-10');
   });
 
   it('reads the error, its kind and the limit hit from a run', () => {

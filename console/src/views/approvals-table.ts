@@ -8,7 +8,7 @@
  * list is oldest first), a settled one is removed. "Asked" times are re-rendered by {@link tick}.
  */
 import type { ApprovalView, RunView } from '../api.js';
-import { append, codeBlock, h, replace, statusBadge } from '../dom.js';
+import { append, codeBlock, damagedMark, h, replace, statusBadge } from '../dom.js';
 import { decidedBy, formatAgo, formatTime, jsonPretty } from '../format.js';
 import type { ViewContext } from './view.js';
 
@@ -245,6 +245,11 @@ export class ApprovalsTable {
     approve.addEventListener('click', () =>
       this.#decide([a.id], 'allowed-once', [approve, reject]),
     );
+    // What it shows is not what was asked: the store refuses to allow it, so the button says so.
+    if (a.damaged !== undefined) {
+      approve.disabled = true;
+      approve.title = 'Its stored text cannot be read: it can be rejected, not approved.';
+    }
     reject.addEventListener('click', () => this.#decide([a.id], 'rejected', [approve, reject]));
     const box = h('input', {
       type: 'checkbox',
@@ -264,7 +269,7 @@ export class ApprovalsTable {
       'tr',
       { data: { approvalId: a.id, tool: a.tool } },
       h('td', { class: 'pick' }, box),
-      h('td', { class: 'tool', attrs: { 'data-label': 'Tool' } }, a.tool),
+      h('td', { class: 'tool', attrs: { 'data-label': 'Tool' } }, a.tool, damagedMark(a.damaged)),
       h('td', { attrs: { 'data-label': 'Arguments' } }, args(a)),
       h('td', { attrs: { 'data-label': 'Reason' } }, a.reason),
       this.#runCell(a, true),
@@ -279,7 +284,7 @@ export class ApprovalsTable {
     return h(
       'tr',
       { data: { approvalId: a.id, tool: a.tool } },
-      h('td', { class: 'tool', attrs: { 'data-label': 'Tool' } }, a.tool),
+      h('td', { class: 'tool', attrs: { 'data-label': 'Tool' } }, a.tool, damagedMark(a.damaged)),
       h('td', { attrs: { 'data-label': 'Arguments' } }, args(a)),
       h('td', { attrs: { 'data-label': 'Decision' } }, statusBadge(a.status)),
       h(

@@ -3,7 +3,7 @@
  * events), its pending approvals, and the result or the error with its kind; a cancel button.
  */
 import { ApiError, type ApprovalView, type RunView } from '../api.js';
-import { codeBlock, h, replace, statusBadge } from '../dom.js';
+import { codeBlock, damagedMark, h, replace, statusBadge } from '../dom.js';
 import {
   formatDuration,
   formatTime,
@@ -70,6 +70,7 @@ export function runView(ctx: ViewContext, id: string): View {
         h('a', { href: '#/runs', class: 'back' }, '← Runs'),
         h('h2', {}, r.description || '(no description)'),
         statusBadge(r.status),
+        damagedMark(r.damaged),
         limit ? h('span', { class: 'badge limit' }, `limit: ${limit}`) : null,
         live,
         cancel,

@@ -1,7 +1,7 @@
 /** Runs: what the viewer's key may see, newest first, refreshed every two seconds. */
 import { RUNS_PAGE, type RunView } from '../api.js';
-import { h, replace, statusBadge } from '../dom.js';
-import { formatAgo, formatDuration, limitHit } from '../format.js';
+import { damagedMark, h, replace, statusBadge } from '../dom.js';
+import { formatAgo, formatDuration, formatTime, limitHit } from '../format.js';
 import { every, type View, type ViewContext } from './view.js';
 
 const STATUSES = [
@@ -139,7 +139,7 @@ export function runsView(ctx: ViewContext, query: URLSearchParams): View {
         return h(
           'tr',
           { data: { runId: run.id }, class: 'clickable' },
-          h('td', {}, statusBadge(run.status)),
+          h('td', {}, statusBadge(run.status), damagedMark(run.damaged)),
           h(
             'td',
             { class: 'title' },
@@ -149,7 +149,7 @@ export function runsView(ctx: ViewContext, query: URLSearchParams): View {
           h('td', { attrs: label('Scope') }, run.scope),
           h(
             'td',
-            { title: new Date(run.createdAt).toISOString(), attrs: label('Started') },
+            { title: formatTime(run.createdAt), attrs: label('Started') },
             formatAgo(run.createdAt, now),
           ),
           h('td', { class: 'num', attrs: label('Duration') }, formatDuration(duration(run, now))),
