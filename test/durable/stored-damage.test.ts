@@ -104,6 +104,22 @@ const open = (engine: Engine): Promise<DurableRuntime> =>
 const requeue = (id: string): string =>
   `UPDATE T.runs SET status = 'queued', finished_at = NULL, owner = NULL, lease_expires_at = NULL, result = NULL WHERE id = '${id}'`;
 
+/** Waits until each run is failed `STORE_CORRUPT` with a message matching its pattern. */
+async function failedCorrupt(
+  runtime: DurableRuntime,
+  expected: readonly (readonly [string, RegExp])[],
+): Promise<void> {
+  for (const [id, text] of expected) {
+    const view = await until(async () => {
+      const v = await runtime.runs.get(id);
+      return v?.status === 'failed' ? v : undefined;
+    });
+    const error = view.error as { code?: unknown; message?: unknown } | undefined;
+    expect(error?.code).toBe('STORE_CORRUPT');
+    expect(String(error?.message)).toMatch(text);
+  }
+}
+
 for (const engine of engines()) {
   describe.skipIf(engine.skip !== undefined)(`damaged stored values: ${engine.name}`, () => {
     it('lists and streams go on; a damaged run or journal is failed STORE_CORRUPT, not run again; a damaged approval cannot be approved', async () => {
@@ -144,18 +160,10 @@ for (const engine of engines()) {
       const second = await open(engine);
       try {
         // The damaged runs are claimed and failed, without running anything again.
-        for (const [id, text] of [
+        await failedCorrupt(second, [
           [ids.program, /stored record of this run cannot be read \(program\); it was not run/],
           [ids.journal, /stored journal of this run cannot be read \(call .*: status, result\)/],
-        ] as const) {
-          const view = await until(async () => {
-            const v = await second.runs.get(id);
-            return v?.status === 'failed' ? v : undefined;
-          });
-          const error = view.error as { code?: unknown; message?: unknown } | undefined;
-          expect(error?.code).toBe('STORE_CORRUPT');
-          expect(String(error?.message)).toMatch(text);
-        }
+        ]);
         expect(bumps).toBe(3);
 
         // Lists, views and events read on, naming what they could not read.
@@ -258,20 +266,12 @@ for (const engine of engines()) {
 
       const second = await open(engine);
       try {
-        for (const [id, text] of [
+        await failedCorrupt(second, [
           [clock, /recorded value 1: value\)/],
           [dice, /recorded value 2: value\)/],
           [gap, /recorded value 1: missing\)/],
           [started, /\(call .*: started_at\)/],
-        ] as const) {
-          const view = await until(async () => {
-            const v = await second.runs.get(id);
-            return v?.status === 'failed' ? v : undefined;
-          });
-          const error = view.error as { code?: unknown; message?: unknown } | undefined;
-          expect(error?.code).toBe('STORE_CORRUPT');
-          expect(String(error?.message)).toMatch(text);
-        }
+        ]);
         expect(bumps).toBe(5);
         // Read whole, the bad integer named: the list, the view and the run's events.
         const listed = await second.runs.list('default');
