@@ -3,7 +3,7 @@
  * it reads (so a decision between the read and the wait is not missed), is woken by a local
  * decision or a notification, and re-reads at least every `pollMs` (lost notifications).
  */
-import type { ApprovalRecord, WaitOptions } from './store.js';
+import type { ApprovalRecord, WaitOptions } from './records.js';
 
 /** The waiters of one store. */
 export class ApprovalWaiters {

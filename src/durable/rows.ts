@@ -20,7 +20,7 @@ import {
   type RecordedValue,
   type RunEvent,
   type RunRecord,
-} from './store.js';
+} from './records.js';
 
 /** A row as a driver returns it. */
 export type Row = Record<string, unknown>;

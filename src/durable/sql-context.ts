@@ -8,7 +8,7 @@ import type { JsonValue } from '../json.js';
 import { encodeJson } from './encode.js';
 import { toEvent, type Row } from './rows.js';
 import type { SqlQuery } from './sql-client.js';
-import { FINAL_STATUSES, type RunEvent } from './store.js';
+import { FINAL_STATUSES, type RunEvent } from './records.js';
 
 const MAX_LIST = 1000;
 /** A list's limit: 1 to 1,000, 100 when absent or not a number. */

@@ -16,7 +16,7 @@ import {
   type Fence,
   type RunEvent,
   type RunRecord,
-} from './store.js';
+} from './records.js';
 
 const MAX_LIST = 1000;
 /** A list's limit: 1 to 1,000, 100 when absent or not a number. */
