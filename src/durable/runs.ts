@@ -153,7 +153,10 @@ export function createRunManager(options: RunManagerOptions): RunManager {
   const replica: Replica = new Replica(store, {
     ...options.replica,
     id: options.replicaId,
-    reserve: (scope) => (closing ? Promise.resolve(undefined) : runtime.reserveRun(scope)),
+    reserve: (scope) =>
+      closing || !runsPrograms(runtime, scope)
+        ? Promise.resolve(undefined)
+        : runtime.reserveRun(scope),
     launch: (record, lease, slot) => launch(record, lease, slot).done,
     upkeep: async () => {
       await health.refresh();
@@ -449,6 +452,20 @@ export function createRunManager(options: RunManagerOptions): RunManager {
   };
   replica.start();
   return manager;
+}
+
+/**
+ * Whether this replica can run programs of `scope`. Replicas of one store may be configured apart
+ * (a rolling deploy adds or removes a scope): a replica that cannot run a scope's programs leaves
+ * its runs to one that can instead of failing them. A run no replica serves stays queued, where a
+ * cancel or the scope's return ends the wait.
+ */
+function runsPrograms(runtime: Runtime, scope: string): boolean {
+  try {
+    return runtime.mode(scope) !== 'native';
+  } catch {
+    return false; // a scope this replica does not declare
+  }
 }
 
 function quota(message: string): IsocodeError {
