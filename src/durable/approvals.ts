@@ -106,7 +106,7 @@ export function createParkedApprover(options: ParkedApproverOptions): Approver {
           args: request.args,
           scope: request.scope,
           reason: request.messages.filter((m) => m.length > 0).join('\n'),
-          expiresAt: Date.now() + timeoutMs,
+          expiresAt: Date.now() + Math.round(timeoutMs), // whole ms: an integer column
         }));
     } catch {
       return 'unavailable';

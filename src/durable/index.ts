@@ -3,6 +3,7 @@
  * and returns a runtime with `start(...)` (background runs with handles) and `runs` (the manager the
  * HTTP routes serve).
  */
+import { IsocodeError } from '../errors.js';
 import { createRuntime } from '../runtime.js';
 import type { Runtime, RuntimeOptions } from '../runtime-types.js';
 import { createParkedApprover, type ParkedRunLink } from './approvals.js';
@@ -87,6 +88,14 @@ export async function createDurableRuntime(
     runs: runOptions,
     ...runtimeOptions
   } = options;
+  if (
+    humanApprovalTimeoutMs !== undefined &&
+    !(Number.isFinite(humanApprovalTimeoutMs) && humanApprovalTimeoutMs >= 1)
+  )
+    throw new IsocodeError(
+      'INVALID_CONFIG',
+      `humanApprovalTimeoutMs must be a finite number of milliseconds of at least 1, got ${String(humanApprovalTimeoutMs)}`,
+    );
   const store = isStore(storeOption) ? storeOption : await openRunStore(storeOption);
   // The approver needs the manager, the manager the runtime, the runtime the approver: a late link.
   const late: { link?: ParkedRunLink } = {};

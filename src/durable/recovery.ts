@@ -102,7 +102,8 @@ export class Replica {
   constructor(store: RunStore, options: ReplicaOptions = {}) {
     this.#store = store;
     this.id = options.id ?? defaultReplicaId();
-    this.leaseMs = Math.max(50, options.leaseMs ?? DEFAULT_LEASE_MS);
+    // Whole milliseconds: a lease's end is stored in an integer column.
+    this.leaseMs = Math.max(50, Math.round(options.leaseMs ?? DEFAULT_LEASE_MS));
     this.#heartbeatMs = Math.max(10, options.heartbeatMs ?? Math.floor(this.leaseMs / 3));
     this.#scanMs = Math.max(10, options.scanMs ?? Math.min(1000, Math.floor(this.leaseMs / 2)));
     this.#reserve = options.reserve ?? (() => Promise.resolve(noSlot));

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/sources/config.js';
 import { openRuntime } from '../../src/sources/open.js';
-import type { DurableRuntime } from '../../src/durable/index.js';
+import { createDurableRuntime, type DurableRuntime } from '../../src/durable/index.js';
 import { openPgClient } from '../../src/durable/pg-client.js';
 import { schemaName, storeKinds } from './stores.js';
 
@@ -82,6 +82,27 @@ describe('config: store.replicaId and store.leaseMs', () => {
         details: { configPath: file, issues: [expect.objectContaining({ path })] },
       });
       expect(error?.message).toContain(path);
+    }
+  });
+
+  it('the library: a fractional lease or approval time-out is whole milliseconds; an endless one is INVALID_CONFIG', async () => {
+    for (const humanApprovalTimeoutMs of [Infinity, NaN, 0])
+      await expect(createDurableRuntime({ humanApprovalTimeoutMs })).rejects.toMatchObject({
+        code: 'INVALID_CONFIG',
+      });
+    const runtime = await createDurableRuntime({
+      scopes: { default: { mode: 'code' } },
+      codeMode: { typecheck: 'off' },
+      recovery: { leaseMs: 1000.5 },
+      humanApprovalTimeoutMs: 60_000.25,
+    });
+    try {
+      const run = await runtime.start({ code: 'return 1;' });
+      expect((await run.wait()).status).toBe('succeeded');
+      // Every stored time reads back whole (the store names a fractional one damaged).
+      expect((await runtime.store.getRun(run.id))?.damaged).toBeUndefined();
+    } finally {
+      await runtime.close();
     }
   });
 
