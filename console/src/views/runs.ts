@@ -1,18 +1,9 @@
 /** Runs: what the viewer's key may see, newest first, refreshed every two seconds. */
+import { RUN_STATUSES } from '../../../src/durable/records.js';
 import { RUNS_PAGE, type RunView } from '../api.js';
 import { damagedMark, h, replace, statusBadge } from '../dom.js';
 import { formatAgo, formatDuration, formatTime, limitHit } from '../format.js';
 import { every, type View, type ViewContext } from './view.js';
-
-const STATUSES = [
-  'queued',
-  'running',
-  'waiting-approval',
-  'succeeded',
-  'failed',
-  'cancelled',
-  'interrupted',
-];
 
 /**
  * How often the list is read again: every 2 s while it changes, backing off (doubling) to 30 s
@@ -91,7 +82,7 @@ export function runsView(ctx: ViewContext, query: URLSearchParams): View {
   const chips = h(
     'div',
     { class: 'chips', attrs: { role: 'group', 'aria-label': 'Status' } },
-    ['', ...STATUSES].map((s) =>
+    ['', ...RUN_STATUSES].map((s) =>
       h(
         'button',
         {
