@@ -154,16 +154,21 @@ return 1;`,
       const damage = async (page: Page): Promise<void> => {
         await page.route(/\/v1\/(approvals|runs)(\?|$)/, async (route) => {
           if (route.request().method() !== 'GET') return route.continue();
-          const res = await route.fetch();
-          const body = (await res.json()) as {
-            approvals?: Record<string, unknown>[];
-            runs?: Record<string, unknown>[];
-          };
-          for (const a of body.approvals ?? [])
-            if (a.runId === id) Object.assign(a, { args: null, damaged: ['args'] });
-          for (const r of body.runs ?? [])
-            if (r.id === id) Object.assign(r, { createdAt: 9e15, damaged: ['created_at'] });
-          await route.fulfill({ response: res, json: body });
+          // The list's refresh timer keeps reading: a read in flight when the page closes ends here.
+          try {
+            const res = await route.fetch();
+            const body = (await res.json()) as {
+              approvals?: Record<string, unknown>[];
+              runs?: Record<string, unknown>[];
+            };
+            for (const a of body.approvals ?? [])
+              if (a.runId === id) Object.assign(a, { args: null, damaged: ['args'] });
+            for (const r of body.runs ?? [])
+              if (r.id === id) Object.assign(r, { createdAt: 9e15, damaged: ['created_at'] });
+            await route.fulfill({ response: res, json: body });
+          } catch {
+            await route.abort().catch(() => undefined);
+          }
         });
       };
       const { page, context } = await harness.signedIn(KEY_A, { beforeGoto: damage });
@@ -181,6 +186,7 @@ return 1;`,
       await row.locator('[data-action="reject"]').click();
       await until(async () => ((await statusOf(id)) === 'running' ? undefined : true));
       await page.locator('[data-testid="no-pending"]').waitFor({ timeout: 30_000 });
+      await page.unrouteAll({ behavior: 'wait' });
       await context.close();
     }, 120_000);
   },
