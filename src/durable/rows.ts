@@ -167,9 +167,10 @@ export function toApproval(r: Row): ApprovalRecord {
 }
 
 /**
- * A human approves what an approval shows: one whose stored text does not read whole shows something
- * else than what was asked, so it can be rejected or cancelled, never allowed. Both stores check it
- * as they decide, so every face (HTTP, the console, a library caller) gets the same refusal.
+ * A human approves what an approval shows: one whose stored record does not read whole may show
+ * something else than what was asked, so it can be rejected or cancelled, never allowed (any
+ * damaged column counts: a row edited behind isocode's back is not trusted in part). Both stores
+ * check it as they decide, so every face (HTTP, the console, a library caller) gets the same refusal.
  * @throws IsocodeError `STORE_CORRUPT` when `status` allows a pending approval that is damaged.
  */
 export function refuseAllowingDamaged(approval: ApprovalRecord | undefined, status: string): void {
@@ -177,7 +178,7 @@ export function refuseAllowingDamaged(approval: ApprovalRecord | undefined, stat
   if (approval.status !== 'pending') return;
   throw new IsocodeError(
     'STORE_CORRUPT',
-    `approval ${approval.id}'s stored text cannot be read (${approval.damaged.join(', ')}): it can be rejected, not approved`,
+    `approval ${approval.id}'s stored record cannot be read whole (${approval.damaged.join(', ')}): it can be rejected, not approved`,
   );
 }
 

@@ -152,7 +152,7 @@ export function approvalRoutes(app: Hono<HttpEnv>, deps: ApprovalRoutesDeps): vo
     c: Context<HttpEnv>,
   ): Promise<{ approval: ApprovalRecord; applied: boolean } | undefined> => {
     const scope = c.get('scope');
-    // The store refuses to allow an approval whose stored text is damaged (STORE_CORRUPT).
+    // The store refuses to allow an approval whose stored record is damaged (STORE_CORRUPT).
     const decided = await store.decideApproval(id, status, who(c), scope);
     if (decided) return { approval: decided, applied: true };
     const existing = await store.getApproval(id, scope);

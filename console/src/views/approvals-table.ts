@@ -248,7 +248,7 @@ export class ApprovalsTable {
     // What it shows is not what was asked: the store refuses to allow it, so the button says so.
     if (a.damaged !== undefined) {
       approve.disabled = true;
-      approve.title = 'Its stored text cannot be read: it can be rejected, not approved.';
+      approve.title = 'Its stored record cannot be read whole: it can be rejected, not approved.';
     }
     reject.addEventListener('click', () => this.#decide([a.id], 'rejected', [approve, reject]));
     const box = h('input', {
