@@ -9,6 +9,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  jsonSchemaValidator,
+  JsonSchemaValidatorResult,
+} from '@modelcontextprotocol/sdk/validation/types.js';
 import { IsocodeError, isIsocodeError } from '../index.js';
 import { childEnvironment, stderrTailForMessage } from './child-process.js';
 import { abortError, listAllTools, raceAbort, sleep, stopChild, waitForExit } from './mcp-waits.js';
@@ -44,6 +48,24 @@ export interface McpConnectionOptions {
   /** Called with the new upstream catalog after a list_changed refresh or a reconnection that changed it. */
   onCatalog: (tools: Tool[]) => void;
 }
+
+/**
+ * The SDK client's own output validation, switched off: it compiled every tool's `outputSchema` with
+ * a second ajv at each `tools/list` (one schema it could not compile failed the whole list, so the
+ * server read as unreachable) and validated each result again. The source compiles each schema once
+ * and leaves out a tool whose schema fails (`compileAhead`); the executor validates every result
+ * against it (`INVALID_TOOL_OUTPUT`). The client still requires structured content of a tool with an
+ * output schema.
+ */
+const NO_SECOND_VALIDATOR: jsonSchemaValidator = {
+  getValidator:
+    <T>() =>
+    (input: unknown): JsonSchemaValidatorResult<T> => ({
+      valid: true,
+      data: input as T,
+      errorMessage: undefined,
+    }),
+};
 
 /** A managed connection to one upstream MCP server. */
 export class McpConnection {
@@ -249,6 +271,7 @@ export class McpConnection {
     let session: Session | undefined;
     const client = new Client(CLIENT_INFO, {
       capabilities: {},
+      jsonSchemaValidator: NO_SECOND_VALIDATOR,
       listChanged: {
         tools: { autoRefresh: false, debounceMs: 50, onChanged: () => void this.#refresh(client) },
       },
@@ -331,10 +354,30 @@ export class McpConnection {
   }
 
   #setCatalog(tools: Tool[]): void {
-    const json = JSON.stringify(tools);
+    const json = catalogText(tools);
     if (json === this.#catalogJson) return;
     const first = this.#catalogJson === '';
     this.#catalogJson = json;
     if (!first) this.#o.onCatalog(tools);
+  }
+}
+
+/**
+ * The tool list as JSON, to tell a changed list from the same one. A tool nested past what
+ * `JSON.stringify` can write stands as its name (the source leaves such a tool out, with why).
+ */
+function catalogText(tools: Tool[]): string {
+  try {
+    return JSON.stringify(tools);
+  } catch {
+    return JSON.stringify(
+      tools.map((tool) => {
+        try {
+          return JSON.stringify(tool);
+        } catch {
+          return tool.name;
+        }
+      }),
+    );
   }
 }

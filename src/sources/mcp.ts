@@ -13,6 +13,8 @@ import { assignLocalNames } from './mcp-names.js';
 import { mapCallResult } from './mcp-result.js';
 import { MCP_TEXT_RESULT_SCHEMA } from './mcp-text-result.js';
 import { Emitter } from '../events/emitter.js';
+import { compileAhead } from '../tools/schema.js';
+import type { JsonSchema } from '../tools/types.js';
 
 /** Options of {@link mcpTools}. */
 export interface McpToolsOptions {
@@ -62,6 +64,13 @@ function argumentsOf(args: unknown, local: string): Record<string, unknown> {
   throw new IsocodeError('INVALID_ARGS', `tool "${local}" takes an object of arguments`);
 }
 
+/** An upstream tool offered, with its schemas compiled ahead (frozen copies). */
+interface Offered {
+  tool: Tool;
+  input: JsonSchema;
+  output: JsonSchema | undefined;
+}
+
 interface Catalog {
   tools: ToolDefinition[];
   upstreamNames: Map<string, string>;
@@ -75,27 +84,43 @@ function buildCatalog(
   timeoutMs: number | undefined,
 ): Catalog {
   const skipped: Catalog['skipped'] = [];
-  const byName = new Map<string, Tool>();
+  const byName = new Map<string, Offered>();
   for (const tool of upstream) {
-    if (byName.has(tool.name))
+    if (byName.has(tool.name)) {
       skipped.push({ name: tool.name, reason: 'listed twice; the first is used' });
-    else if (tool.execution?.taskSupport === 'required')
+      continue;
+    }
+    if (tool.execution?.taskSupport === 'required') {
       skipped.push({ name: tool.name, reason: 'requires task-based execution' });
-    else byName.set(tool.name, tool);
+      continue;
+    }
+    // A schema the validator cannot compile leaves out its tool, not the whole server.
+    const input = compileAhead(tool.inputSchema, 'input');
+    const output =
+      tool.outputSchema === undefined ? undefined : compileAhead(tool.outputSchema, 'output');
+    if (!input.ok) {
+      skipped.push({ name: tool.name, reason: input.reason });
+      continue;
+    }
+    if (output?.ok === false) {
+      skipped.push({ name: tool.name, reason: output.reason });
+      continue;
+    }
+    byName.set(tool.name, { tool, input: input.schema, output: output?.schema });
   }
   const local = assignLocalNames(name, [...byName.keys()]);
   const upstreamNames = new Map<string, string>();
-  const tools = [...byName.values()].map((tool): ToolDefinition => {
+  const tools = [...byName.values()].map(({ tool, input, output }): ToolDefinition => {
     const localName = local.get(tool.name) ?? `${name}.${tool.name}`;
     upstreamNames.set(localName, tool.name);
-    const hasOutputSchema = tool.outputSchema !== undefined;
+    const hasOutputSchema = output !== undefined;
     const site = { source: name, tool: tool.name };
     return {
       name: localName,
       description:
         tool.description ?? tool.title ?? `The "${tool.name}" tool of MCP server "${name}".`,
-      input: tool.inputSchema,
-      output: tool.outputSchema ?? MCP_TEXT_RESULT_SCHEMA,
+      input,
+      output: output ?? MCP_TEXT_RESULT_SCHEMA,
       isConcurrencySafe: tool.annotations?.readOnlyHint === true,
       idempotent: tool.annotations?.idempotentHint === true,
       ...(timeoutMs === undefined ? {} : { timeoutMs }),

@@ -171,15 +171,22 @@ export function compileSchema(
       `${where}: expected a zod schema or a JSON Schema object`,
     );
   }
-  let check: ValidateFunction;
+  const ahead = compiledAhead.get(schema);
+  if (ahead !== undefined) return ahead;
   try {
-    check = ajvFor(schema).compile(schema);
+    return compileJsonSchema(schema);
   } catch (cause) {
-    const detail = cause instanceof Error ? cause.message : String(cause);
-    throw new IsocodeError('INVALID_TOOL_DEFINITION', `${where}: invalid JSON Schema: ${detail}`, {
-      cause,
-    });
+    throw new IsocodeError(
+      'INVALID_TOOL_DEFINITION',
+      `${where}: invalid JSON Schema: ${messageOf(cause)}`,
+      { cause },
+    );
   }
+}
+
+/** A JSON Schema's validator. @throws what ajv throws for a schema it cannot compile. */
+function compileJsonSchema(schema: JsonSchema): CompiledSchema {
+  const check: ValidateFunction = ajvFor(schema).compile(schema);
   return {
     jsonSchema: schema,
     validate(value) {
@@ -187,4 +194,72 @@ export function compileSchema(
       return { ok: false, issues: boundIssues((check.errors ?? []).map(ajvIssue)) };
     },
   };
+}
+
+const messageOf = (cause: unknown): string =>
+  cause instanceof Error ? cause.message : String(cause);
+
+/** Schemas {@link compileAhead} compiled: deep-frozen copies no one else holds, so never stale. */
+const compiledAhead = new WeakMap<object, CompiledSchema>();
+
+/** How much of the validator's complaint a left-out tool's reason keeps (it quotes upstream text). */
+const AHEAD_REASON_CHARS = 300;
+
+/**
+ * The deepest nesting of objects and arrays an upstream's schema may have. Past it, the recursive
+ * readers of a tool (`JSON.stringify`, ajv, the wire and SDK renderers) could run out of stack; a real
+ * schema nests a few dozen levels at most (each object level is two: `properties`, then the property).
+ */
+export const AHEAD_MAX_DEPTH = 256;
+
+/** Whether `value` nests objects and arrays deeper than `limit` (an explicit stack: no recursion). */
+function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [node, depth] = next;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth >= limit) return true;
+    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/**
+ * Compiles a JSON Schema a source received from an upstream (an MCP server's tool list) before the
+ * tool is registered, so that a source leaves out the one tool whose schema cannot be compiled (a
+ * pattern in another regex dialect, a reference to nowhere, nesting past the stack) instead of
+ * failing every tool it offers. Returns a deep-frozen JSON copy, whose registration reuses this
+ * compile, or why it cannot be used.
+ */
+export function compileAhead(
+  schema: unknown,
+  io: 'input' | 'output',
+): { ok: true; schema: JsonSchema } | { ok: false; reason: string } {
+  const refuse = (why: string): { ok: false; reason: string } => ({
+    ok: false,
+    reason: clipText(`${io} schema ${why}`, AHEAD_REASON_CHARS),
+  });
+  if (nestedDeeperThan(schema, AHEAD_MAX_DEPTH))
+    return refuse(`nests objects and arrays deeper than ${AHEAD_MAX_DEPTH}`);
+  let copy: unknown;
+  try {
+    copy = JSON.parse(JSON.stringify(schema)) as unknown;
+  } catch (cause) {
+    return refuse(`is not JSON: ${messageOf(cause)}`);
+  }
+  if (typeof copy !== 'object' || copy === null || Array.isArray(copy))
+    return refuse('is not a JSON Schema object');
+  try {
+    const frozen = deepFreeze(copy as JsonSchema);
+    compiledAhead.set(frozen, compileJsonSchema(frozen));
+    return { ok: true, schema: frozen };
+  } catch (cause) {
+    return refuse(`cannot be compiled: ${messageOf(cause)}`);
+  }
+}
+
+function deepFreeze<T extends object>(value: T): T {
+  for (const child of Object.values(value))
+    if (typeof child === 'object' && child !== null) deepFreeze(child as object);
+  return Object.freeze(value);
 }

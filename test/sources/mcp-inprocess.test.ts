@@ -8,7 +8,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isIsocodeError } from '../../src/index.js';
+import { createRuntime, isIsocodeError } from '../../src/index.js';
 import type { ToolDefinition } from '../../src/index.js';
 import { assignLocalNames, mcpTools } from '../../src/sources/index.js';
 import type { McpSource, McpToolsOptions } from '../../src/sources/index.js';
@@ -255,6 +255,35 @@ describe('mcpTools with an in-process upstream', () => {
     expect(isIsocodeError(error) && error.code).toBe('UPSTREAM_ERROR');
   });
 
+  it('checks structured content against the output schema once, in the executor (INVALID_TOOL_OUTPUT)', async () => {
+    const outputSchema = {
+      type: 'object' as const,
+      properties: { n: { type: 'number' } },
+      required: ['n'],
+    };
+    let answer: unknown = { n: 1 };
+    const source = await open(
+      upstream([{ name: 'typed', inputSchema: objectSchema, outputSchema }], () => ({
+        content: [],
+        structuredContent: answer as Record<string, unknown>,
+      })),
+    );
+    const rt = await createRuntime({ tools: source.tools, codeMode: false });
+    try {
+      expect(await rt.execute({ name: 'up.typed', args: {} })).toMatchObject({
+        ok: true,
+        value: { n: 1 },
+      });
+      answer = { n: 'one' };
+      expect(await rt.execute({ name: 'up.typed', args: {} })).toMatchObject({
+        ok: false,
+        error: { code: 'INVALID_TOOL_OUTPUT', details: { issues: [{ path: '$.n' }] } },
+      });
+    } finally {
+      await rt.close();
+    }
+  });
+
   it('rejects non-object arguments with INVALID_ARGS without calling upstream', async () => {
     let calls = 0;
     const source = await open(
@@ -266,6 +295,65 @@ describe('mcpTools with an in-process upstream', () => {
     const error = await rejection(tool(source.tools, 'up.t').execute([1, 2], ctx()));
     expect(isIsocodeError(error) && error.code).toBe('INVALID_ARGS');
     expect(calls).toBe(0);
+  });
+
+  it('leaves out a tool whose schema cannot be compiled, with why, and serves the others', async () => {
+    let deep: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < 20_000; i++) deep = { type: 'object', properties: { a: deep } };
+    const u = upstream([
+      { name: 'good', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } },
+      // A Python named group: valid for the server's own validator, not for JavaScript's.
+      {
+        name: 'pyregex',
+        inputSchema: { type: 'object', properties: { q: { type: 'string', pattern: '(?P<q>x)' } } },
+      },
+      {
+        name: 'nowhere',
+        inputSchema: { type: 'object', properties: { q: { $ref: '#/$defs/q' } } },
+      },
+      {
+        name: 'badout',
+        inputSchema: objectSchema,
+        outputSchema: { type: 'object', properties: { n: { type: 'numbr' } } },
+      },
+      { name: 'deep', inputSchema: deep as Tool['inputSchema'] },
+      { name: 'good2', inputSchema: objectSchema },
+    ]);
+    const source = await open(u);
+    expect(source.tools.map((t) => t.name)).toEqual(['up.good', 'up.good2']);
+    const skipped = source.status().skippedTools;
+    expect(skipped.map((s) => s.name)).toEqual(['pyregex', 'nowhere', 'badout', 'deep']);
+    expect(skipped[0]?.reason).toMatch(
+      /^input schema cannot be compiled: Invalid regular expression/,
+    );
+    expect(skipped[1]?.reason).toMatch(/^input schema cannot be compiled: can't resolve reference/);
+    expect(skipped[2]?.reason).toMatch(/^output schema cannot be compiled: type must be JSONType/);
+    expect(skipped[3]?.reason).toBe('input schema nests objects and arrays deeper than 256');
+    for (const s of skipped) expect(s.reason.length).toBeLessThanOrEqual(300);
+
+    // The runtime starts on what the source offers, and the schema it validates with is the server's.
+    const rt = await createRuntime({ tools: source.tools, codeMode: false });
+    try {
+      expect(await rt.execute({ name: 'up.good', args: { q: 'x' } })).toMatchObject({ ok: true });
+      expect(await rt.execute({ name: 'up.good', args: { q: 1 } })).toMatchObject({
+        ok: false,
+        error: { code: 'INVALID_ARGS' },
+      });
+    } finally {
+      await rt.close();
+    }
+
+    // A changed list is held to the same rule: the bad tool stays out, a new good one comes in.
+    const changed = new Promise<ToolDefinition[]>((resolve) => source.onToolsChanged(resolve));
+    u.tools = [...u.tools, { name: 'later', inputSchema: objectSchema }];
+    await u.servers[0]?.sendToolListChanged();
+    expect((await changed).map((t) => t.name)).toEqual(['up.good', 'up.good2', 'up.later']);
+    expect(source.status().skippedTools.map((s) => s.name)).toEqual([
+      'pyregex',
+      'nowhere',
+      'badout',
+      'deep',
+    ]);
   });
 
   it('rebuilds its tools on notifications/tools/list_changed and tells subscribers', async () => {
