@@ -10,6 +10,7 @@ import { parseLocalRef, resolvePointer } from '../sdk/pointer.js';
 import { SchemaDocBuilder, isRec } from './openapi-schema.js';
 import { isJsonMediaType } from './openapi-http.js';
 import { cutText } from '../text/clip.js';
+import { compileAhead } from '../tools/schema.js';
 
 type Rec = Record<string, unknown>;
 
@@ -315,7 +316,12 @@ export function operationsOf(
         });
       else {
         seen.add(spec.id);
-        operations.push(spec);
+        // A schema the validator cannot compile leaves out its operation, not the document.
+        const input = compileAhead(spec.input, 'input');
+        const output = spec.output === undefined ? undefined : compileAhead(spec.output, 'output');
+        if (!input.ok) skipped.push({ operation: label, reason: input.reason });
+        else if (output?.ok === false) skipped.push({ operation: label, reason: output.reason });
+        else operations.push({ ...spec, input: input.schema, output: output?.schema });
       }
     }
   }

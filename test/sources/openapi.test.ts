@@ -206,6 +206,72 @@ describe('openApiTools: the document', () => {
   });
 });
 
+describe('openApiTools: a schema the validator cannot compile', () => {
+  it('leaves out that operation with why; the document and the other operations serve', async () => {
+    const spec = join(dir, 'uncompilable.json');
+    const json = { 'application/json': { schema: { type: 'array' } } };
+    writeFileSync(
+      spec,
+      JSON.stringify({
+        openapi: '3.0.3',
+        info: { title: 'odd', version: '1' },
+        servers: [{ url: `${server.origin}/v1` }],
+        paths: {
+          '/pets': {
+            get: {
+              operationId: 'listPets',
+              responses: { '200': { description: 'ok', content: json } },
+            },
+          },
+          '/odd': {
+            post: {
+              operationId: 'odd',
+              requestBody: {
+                required: true,
+                content: { 'application/json': { schema: { type: 'nonsense' } } },
+              },
+              responses: { '200': { description: 'ok', content: json } },
+            },
+          },
+          '/odd-out': {
+            get: {
+              operationId: 'oddOut',
+              responses: {
+                '200': {
+                  description: 'ok',
+                  content: { 'application/json': { schema: { type: 'object', minLength: 'x' } } },
+                },
+              },
+            },
+          },
+        },
+      }),
+    );
+    const source = await openApiTools({ name: 'odd', spec, headers: auth });
+    expect(source.tools.map((t) => t.name)).toEqual(['odd.listPets']);
+    expect(source.status().skippedOperations).toEqual([
+      {
+        operation: 'odd',
+        reason: 'input schema cannot be compiled: type must be JSONType or JSONType[]: nonsense',
+      },
+      {
+        operation: 'oddOut',
+        reason: 'output schema cannot be compiled: minLength value must be ["number"]',
+      },
+    ]);
+    const rt = await createRuntime({ tools: source.tools, codeMode: false });
+    try {
+      expect(
+        await rt.execute({ name: 'odd.listPets', args: {} }, { scope: 'default' }),
+      ).toMatchObject({
+        ok: true,
+      });
+    } finally {
+      await rt.close();
+    }
+  });
+});
+
 describe('openApiTools: schemas that refer to themselves', () => {
   it('a chain of $refs back to itself becomes an any-value, a pattern no RegExp accepts is dropped, and the SDK renders', async () => {
     const spec = join(dir, 'alias.json');
