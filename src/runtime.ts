@@ -41,7 +41,6 @@ const CODE_ONLY_SECTION =
 /** Creates a runtime. */
 export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
   const registry = new ToolRegistry();
-  if (options.tools) registry.register(options.tools);
   registry.defineScopes(options.scopes ?? {});
 
   const events: EventBus = new Emitter();
@@ -79,6 +78,21 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     await runner?.close?.();
     await audit?.close();
   };
+  // The sandbox's processes start before the catalog is compiled: a worker process takes ~0.2 s to
+  // start, and compiling the tools' schemas (~1 ms of this thread per JSON Schema) runs meanwhile
+  // instead of before it (decision 034 §11). A catalog that fails to compile closes them again.
+  const codeScopes = runner
+    ? registry.scopeIds().filter((id) => registry.mode(id) !== 'native')
+    : [];
+  const warm = runner !== undefined && (codeMode?.warmup ?? codeScopes.length > 0);
+  const processes = warm ? runner.warmup?.() : undefined;
+  processes?.catch(() => undefined); // awaited below, once the catalog is compiled
+  try {
+    if (options.tools) registry.register(options.tools);
+  } catch (error) {
+    await closeOwned().catch(() => undefined);
+    throw error;
+  }
   if (runner && codeMode) {
     registry.setTransport(
       createRunCodeTool({
@@ -128,12 +142,14 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     codeMode ? codeMode.discovery : undefined,
   );
   if (runner && codeMode) {
-    const codeScopes = registry.scopeIds().filter((id) => registry.mode(id) !== 'native');
-    // Start the checker and the sandbox now, and compile the SDKs of code-mode scopes (distinct texts only).
-    if (codeMode.warmup ?? codeScopes.length > 0) {
+    // The checker compiles the SDKs of code-mode scopes (distinct texts only) while the sandbox starts.
+    if (warm) {
       // One scope per distinct SDK text: the checker compiles each text once.
       const distinct = new Map(codeScopes.map((id) => [sdks.sdk(id).hash, id]));
-      const started = runner.warmup?.([...distinct.values()].map((id) => sdks.sdk(id)));
+      const started = Promise.all([
+        processes,
+        runner.warmup?.([...distinct.values()].map((id) => sdks.sdk(id))),
+      ]);
       // While those processes start, this thread waits: count the catalog figures the savings ledger
       // reports (its first count loads the tokenizer, ~0.15 s of CPU), which the first run would pay;
       // once per distinct SDK (the other scopes' figures are counted at their first run).

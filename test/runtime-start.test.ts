@@ -4,6 +4,7 @@
  * process whose start failed can exit (seen: `isocode run` without the compiler's platform package
  * printed DEPENDENCY_MISSING and then hung on its sandbox worker).
  */
+import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createRuntime, defineTool, IsocodeError, isIsocodeError } from '../src/index.js';
@@ -17,7 +18,10 @@ const echo = defineTool({
 });
 
 /** A scripted runner whose warm-up is `warmup`, counting its closes; and a code-mode runtime on it. */
-function startWith(warmup: () => Promise<void>): {
+function startWith(
+  warmup: () => Promise<void>,
+  tools: Iterable<unknown> = [echo],
+): {
   closes: () => number;
   start: () => ReturnType<typeof createRuntime>;
 } {
@@ -33,7 +37,11 @@ function startWith(warmup: () => Promise<void>): {
   return {
     closes: () => closes,
     start: () =>
-      createRuntime({ tools: [echo], scopes: { default: { mode: 'code' } }, codeMode: { runner } }),
+      createRuntime({
+        tools: tools as never,
+        scopes: { default: { mode: 'code' } },
+        codeMode: { runner },
+      }),
   };
 }
 
@@ -56,5 +64,80 @@ describe('createRuntime when the code runner cannot start', () => {
     expect(starting.closes()).toBe(0);
     await rt.close();
     expect(starting.closes()).toBe(1);
+  });
+});
+
+/** Pids of this process's children whose command line names a sandbox worker (Linux `ps`). */
+function sandboxWorkers(): number[] {
+  let out = '';
+  try {
+    out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], {
+      encoding: 'utf8',
+    });
+  } catch {
+    return []; // ps exits 1 when there are no children
+  }
+  return out
+    .split('\n')
+    .filter((l) => /sandbox[/-]worker|worker\/main\.ts/.test(l))
+    .map((l) => Number.parseInt(l.trim(), 10));
+}
+
+describe('createRuntime when the catalog cannot be compiled', () => {
+  const broken = {
+    name: 'broken',
+    description: 'a tool whose input schema ajv cannot compile',
+    input: { type: 'object', properties: { id: { type: 'string', pattern: '(?P<id>x)' } } },
+    execute: () => 1,
+  };
+
+  it('starts the sandbox before it compiles the tools, and closes it when a schema fails', async () => {
+    let warmedBeforeTools = false;
+    let warmed = false;
+    // The definitions are read when the catalog is compiled: record whether the sandbox had started.
+    function* tools(): Generator<unknown> {
+      warmedBeforeTools = warmed;
+      yield echo;
+      yield broken;
+    }
+    const failing = startWith(() => {
+      warmed = true;
+      return Promise.resolve();
+    }, tools());
+    const error = await failing.start().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isIsocodeError(error) && error.code).toBe('INVALID_TOOL_DEFINITION');
+    expect(isIsocodeError(error) && error.message).toContain('tool "broken" input');
+    expect(warmedBeforeTools).toBe(true);
+    expect(failing.closes()).toBe(1);
+  });
+
+  it('leaves no sandbox worker process behind (the real runner)', async () => {
+    const before = sandboxWorkers();
+    const error = await createRuntime({
+      tools: [echo, broken as never],
+      scopes: { default: { mode: 'code' } },
+      codeMode: { typecheck: 'off', savings: false },
+    }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isIsocodeError(error) && error.code).toBe('INVALID_TOOL_DEFINITION');
+    // close() waited for the workers it started: none is left once it returned.
+    expect(sandboxWorkers().filter((pid) => !before.includes(pid))).toEqual([]);
+    // The process can start a healthy runtime afterwards.
+    const rt = await createRuntime({
+      tools: [echo],
+      scopes: { default: { mode: 'code' } },
+      codeMode: { typecheck: 'off', savings: false },
+    });
+    const result = await rt.execute({
+      name: 'run_code',
+      args: { code: "return await tools.echo({ text: 'hi' });", description: 'echo' },
+    });
+    await rt.close();
+    expect(result.ok ? result.value : result.error).toMatchObject({ result: 'hi' });
   });
 });

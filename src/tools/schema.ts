@@ -79,11 +79,14 @@ function ajvModules(): {
 
 function ajvFor(schema: JsonSchema): Ajv | Ajv2020 {
   const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
+  // `optimize: false`: ajv's pass over the generated code halves a schema's compile (~0.6 → ~0.3 ms;
+  // 1,000 tools' schemas took 0.7 s of a runtime's start) for ~0.1 µs more per validation (034 §11).
   const options = {
     strict: false,
     allErrors: true,
     validateSchema: false,
     addUsedSchema: false,
+    code: { optimize: false },
   } as const;
   if (dialect.includes('2020-12') || dialect.includes('2019-09')) {
     if (!ajv2020) {
