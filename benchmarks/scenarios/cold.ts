@@ -18,11 +18,36 @@ interface Spawned {
   error: string | undefined;
 }
 
-async function spawnChild(engine: string): Promise<Spawned> {
-  const { value, wallMs, error } = await spawnBenchChild<ColdSample>(CHILD, [
-    engine,
-    String(SDK_SIZE),
+/**
+ * Preloaded to make gpt-tokenizer look uninstalled: isocode as a user's default install has it (an
+ * optional peer, decision 037), the dev tree always does. The same file the tests preload.
+ */
+const NO_TOKENIZER = fileURLToPath(
+  new URL('../../test/fixtures/preload/no-tokenizer.cjs', import.meta.url),
+);
+
+/** One row: an engine, and for isocode's process engines also without the optional tokenizer. */
+interface Variant {
+  label: string;
+  engine: string;
+  nodeFlags: string[];
+}
+
+function variantsOf(engines: readonly string[]): Variant[] {
+  return engines.flatMap((engine) => [
+    { label: engine, engine, nodeFlags: [] },
+    ...(engine === 'isocode' || engine === 'isocode-nocheck'
+      ? [{ label: `${engine}, no tokenizer`, engine, nodeFlags: ['--require', NO_TOKENIZER] }]
+      : []),
   ]);
+}
+
+async function spawnChild(variant: Variant): Promise<Spawned> {
+  const { value, wallMs, error } = await spawnBenchChild<ColdSample>(
+    CHILD,
+    [variant.engine, String(SDK_SIZE)],
+    { nodeFlags: variant.nodeFlags },
+  );
   if (value === undefined) return { sample: undefined, wallMs, error };
   return { sample: value, wallMs, error: value.ok ? undefined : (value.error ?? 'run failed') };
 }
@@ -36,10 +61,11 @@ export const coldScenario: Scenario = {
     const engines = ctx.quick
       ? ctx.engines.filter((f) => f.name !== 'isocode-nocheck')
       : ctx.engines;
-    const samples = new Map<string, Spawned[]>(engines.map((f) => [f.name, []]));
+    const variants = variantsOf(engines.map((f) => f.name));
+    const samples = new Map<string, Spawned[]>(variants.map((v) => [v.label, []]));
     const rounds = ctx.budget.coldSamples;
     const floor: number[] = [];
-    ctx.progress.start('cold start', rounds * (engines.length + 1));
+    ctx.progress.start('cold start', rounds * (variants.length + 1));
     // Round-robin over engines so machine load drifts evenly over all of them; `node -e 0` in each
     // round is the floor the first-run target is a ratio to.
     for (let round = 0; round < rounds; round++) {
@@ -49,9 +75,9 @@ export const coldScenario: Scenario = {
         out.failures.push(`node -e 0: ${(error as Error).message}`);
       }
       ctx.progress.tick();
-      for (const factory of engines) {
-        const result = await spawnChild(factory.name);
-        samples.get(factory.name)?.push(result);
+      for (const variant of variants) {
+        const result = await spawnChild(variant);
+        samples.get(variant.label)?.push(result);
         ctx.progress.tick();
       }
     }
@@ -74,12 +100,12 @@ export const coldScenario: Scenario = {
       ],
       rows: [],
     };
-    for (const factory of engines) {
-      const results = samples.get(factory.name) ?? [];
+    for (const variant of variants) {
+      const results = samples.get(variant.label) ?? [];
       const failed = results.filter((r) => r.error !== undefined);
       if (failed.length > 0)
         out.failures.push(
-          `${factory.name}: ${failed.length} cold sample(s) failed; first: ${failed[0]?.error ?? ''}`,
+          `${variant.label}: ${failed.length} cold sample(s) failed; first: ${failed[0]?.error ?? ''}`,
         );
       const good = results.flatMap((r) =>
         r.sample !== undefined && r.error === undefined ? [r.sample] : [],
@@ -90,15 +116,16 @@ export const coldScenario: Scenario = {
       ).median;
       const total = med((s) => s.totalMs);
       const setupAndFirst = med((s) => s.setupMs + s.firstRunMs);
-      out.metrics[`cold.${factory.name}.firstRunMs`] = setupAndFirst;
+      const key = variant.nodeFlags.length === 0 ? variant.engine : `${variant.engine}.noTokenizer`;
+      out.metrics[`cold.${key}.firstRunMs`] = setupAndFirst;
       const vsFloor = ratio(setupAndFirst, floorMs);
-      if (Number.isFinite(vsFloor)) out.metrics[`cold.${factory.name}.firstRunVsFloor`] = vsFloor;
-      out.metrics[`cold.${factory.name}.withImportMs`] = total;
-      out.metrics[`cold.${factory.name}.processMs`] = wall;
-      out.metrics[`cold.${factory.name}.setupMs`] = med((s) => s.setupMs);
-      out.metrics[`cold.${factory.name}.firstProgramMs`] = med((s) => s.firstRunMs);
+      if (Number.isFinite(vsFloor)) out.metrics[`cold.${key}.firstRunVsFloor`] = vsFloor;
+      out.metrics[`cold.${key}.withImportMs`] = total;
+      out.metrics[`cold.${key}.processMs`] = wall;
+      out.metrics[`cold.${key}.setupMs`] = med((s) => s.setupMs);
+      out.metrics[`cold.${key}.firstProgramMs`] = med((s) => s.firstRunMs);
       table.rows.push([
-        factory.name,
+        variant.label,
         med((s) => s.importMs),
         med((s) => s.setupMs),
         med((s) => s.firstRunMs),
@@ -112,7 +139,7 @@ export const coldScenario: Scenario = {
     }
     out.tables.push(table);
     out.notes.push(
-      'Each sample is a new `node --no-node-snapshot --import tsx` process. "setup + first run" (the target figure) is creating the runtime — for isocode the checker process and isolate pool starting — and its first run; "import" is loading the engine\'s modules, which under tsx includes compiling isocode\'s TypeScript sources on the fly (a built package loads faster); "process uptime" and "spawn to exit" also include Node and tsx start-up.',
+      'Each sample is a new `node --no-node-snapshot --import tsx` process. Rows marked "no tokenizer" preload a module that makes gpt-tokenizer look uninstalled, as in a user\'s default install (an optional peer: the savings ledger then estimates the catalog\'s tokens); the target reads the row with it installed. "setup + first run" (the target figure) is creating the runtime — for isocode the checker process and isolate pool starting — and its first run; "import" is loading the engine\'s modules, which under tsx includes compiling isocode\'s TypeScript sources on the fly (a built package loads faster); "process uptime" and "spawn to exit" also include Node and tsx start-up.',
     );
     return out;
   },
