@@ -16,6 +16,7 @@ import type {
 import { IsocodeError, isIsocodeError } from '../index.js';
 import { childEnvironment, stderrTailForMessage } from './child-process.js';
 import { abortError, listAllTools, raceAbort, sleep, stopChild, waitForExit } from './mcp-waits.js';
+import type { ToolList } from './mcp-waits.js';
 import { classifyCallError, messageOf, unavailableError } from './mcp-result.js';
 import type { McpConnectionStatus, McpReconnectOptions, McpServerOptions } from './mcp-options.js';
 
@@ -25,7 +26,7 @@ interface Session {
   client: Client;
   transport: Transport;
   pid: number | undefined;
-  tools: Tool[];
+  tools: ToolList;
 }
 
 const CLIENT_INFO = { name: 'isocode', version: '0.1.0' };
@@ -46,7 +47,7 @@ export interface McpConnectionOptions {
   connectTimeoutMs: number;
   reconnect: McpReconnectOptions;
   /** Called with the new upstream catalog after a list_changed refresh or a reconnection that changed it. */
-  onCatalog: (tools: Tool[]) => void;
+  onCatalog: (tools: ToolList) => void;
 }
 
 /**
@@ -91,7 +92,7 @@ export class McpConnection {
    * @throws UPSTREAM_UNAVAILABLE, with the tail of a captured stderr (for the operator: a
    * first-connection failure is a startup error, never shown to a model).
    */
-  async start(): Promise<Tool[]> {
+  async start(): Promise<ToolList> {
     try {
       const session = await this.#ensure(undefined);
       return session.tools;
@@ -353,8 +354,8 @@ export class McpConnection {
     }
   }
 
-  #setCatalog(tools: Tool[]): void {
-    const json = catalogText(tools);
+  #setCatalog(tools: ToolList): void {
+    const json = `${catalogText(tools.tools)}\n${JSON.stringify(tools.malformed)}`;
     if (json === this.#catalogJson) return;
     const first = this.#catalogJson === '';
     this.#catalogJson = json;

@@ -1,7 +1,10 @@
 /** The waits of an upstream MCP connection: aborts, process exits, and paginated listing. */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ToolSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import { IsocodeError, isIsocodeError } from '../index.js';
+import { clipText } from '../text/clip.js';
 
 const MAX_LIST_PAGES = 1000;
 
@@ -74,19 +77,61 @@ export async function stopChild(pid: number, graceMs = 2000): Promise<void> {
   await waitForExit(pid, 1000);
 }
 
-/** Lists every tool, following pagination cursors. */
-export async function listAllTools(client: Client, timeout: number): Promise<Tool[]> {
-  const tools: Tool[] = [];
+/** An upstream's tool list: the entries MCP's `Tool` schema accepts, and the others with why. */
+export interface ToolList {
+  tools: Tool[];
+  malformed: { name: string; reason: string }[];
+}
+
+/** A `tools/list` page, its entries unread: each is checked alone, so one odd entry is one tool left out. */
+const LIST_PAGE = z.object({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
+
+/** How much of an upstream's name and of the schema's complaint a malformed entry keeps. */
+const MALFORMED_NAME_CHARS = 128;
+const MALFORMED_REASON_CHARS = 300;
+
+/**
+ * Lists every tool, following pagination cursors. An entry that is not an MCP `Tool` (no
+ * `inputSchema`, an `inputSchema` whose `type` is not `"object"`, a name that is not a string...) is
+ * in `malformed` with the first thing wrong with it, instead of failing the whole list.
+ */
+export async function listAllTools(client: Client, timeout: number): Promise<ToolList> {
+  const list: ToolList = { tools: [], malformed: [] };
   const seen = new Set<string>();
   let cursor: string | undefined;
   for (let page = 0; page < MAX_LIST_PAGES; page++) {
-    const result = await client.listTools(cursor === undefined ? undefined : { cursor }, {
-      timeout,
-    });
-    tools.push(...result.tools);
+    const result = await client.request(
+      { method: 'tools/list', ...(cursor === undefined ? {} : { params: { cursor } }) },
+      LIST_PAGE,
+      { timeout },
+    );
+    for (const entry of result.tools) {
+      const parsed = ToolSchema.safeParse(entry);
+      if (parsed.success) list.tools.push(parsed.data);
+      else list.malformed.push(malformedEntry(entry, parsed.error.issues, list));
+    }
     cursor = result.nextCursor;
     if (cursor === undefined || seen.has(cursor)) break;
     seen.add(cursor);
   }
-  return tools;
+  return list;
+}
+
+function malformedEntry(
+  entry: unknown,
+  issues: readonly { path: readonly PropertyKey[]; message: string }[],
+  list: ToolList,
+): { name: string; reason: string } {
+  const named =
+    typeof entry === 'object' && entry !== null && 'name' in entry ? entry.name : undefined;
+  const position = list.tools.length + list.malformed.length + 1;
+  const name =
+    typeof named === 'string'
+      ? clipText(named, MALFORMED_NAME_CHARS)
+      : `(entry ${position} of the list, no name)`;
+  const first = issues[0];
+  const where = first === undefined ? '' : first.path.map(String).join('.');
+  const what =
+    first === undefined ? 'not an MCP tool' : `${where === '' ? '' : `${where}: `}${first.message}`;
+  return { name, reason: clipText(`not an MCP tool: ${what}`, MALFORMED_REASON_CHARS) };
 }

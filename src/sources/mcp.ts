@@ -4,6 +4,7 @@ import { IsocodeError } from '../index.js';
 import type { ToolContext, ToolDefinition } from '../index.js';
 import { SOURCE_NAME_RE } from './config-schema.js';
 import { McpConnection } from './mcp-connection.js';
+import type { ToolList } from './mcp-waits.js';
 import type {
   McpConnectionStatus,
   McpReconnectOptions,
@@ -79,13 +80,13 @@ interface Catalog {
 
 function buildCatalog(
   name: string,
-  upstream: Tool[],
+  upstream: ToolList,
   connection: McpConnection,
   timeoutMs: number | undefined,
 ): Catalog {
-  const skipped: Catalog['skipped'] = [];
+  const skipped: Catalog['skipped'] = [...upstream.malformed];
   const byName = new Map<string, Offered>();
-  for (const tool of upstream) {
+  for (const tool of upstream.tools) {
     if (byName.has(tool.name)) {
       skipped.push({ name: tool.name, reason: 'listed twice; the first is used' });
       continue;

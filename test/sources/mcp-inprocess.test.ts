@@ -297,6 +297,42 @@ describe('mcpTools with an in-process upstream', () => {
     expect(calls).toBe(0);
   });
 
+  it('leaves out a list entry that is not an MCP tool, with why, and serves the others', async () => {
+    const odd = [
+      { name: 'good', inputSchema: objectSchema },
+      { name: 'stringy', inputSchema: { type: 'string' } },
+      { name: 'schemaless' },
+      { name: 7, inputSchema: objectSchema },
+      'not even an object',
+      { name: 'x'.repeat(5000), description: 5, inputSchema: objectSchema },
+      { name: 'good2', inputSchema: objectSchema },
+    ];
+    const source = await open(upstream(odd as never));
+    expect(source.tools.map((t) => t.name)).toEqual(['up.good', 'up.good2']);
+    const skipped = source.status().skippedTools;
+    expect(skipped.slice(0, 4)).toEqual([
+      {
+        name: 'stringy',
+        reason: 'not an MCP tool: inputSchema.type: Invalid input: expected "object"',
+      },
+      {
+        name: 'schemaless',
+        reason: 'not an MCP tool: inputSchema: Invalid input: expected object, received undefined',
+      },
+      {
+        name: '(entry 4 of the list, no name)',
+        reason: 'not an MCP tool: name: Invalid input: expected string, received number',
+      },
+      {
+        name: '(entry 5 of the list, no name)',
+        reason: 'not an MCP tool: Invalid input: expected object, received string',
+      },
+    ]);
+    // An upstream's long name is kept only in part.
+    expect(skipped[4]?.name.length).toBeLessThanOrEqual(128);
+    expect(skipped[4]?.reason).toMatch(/^not an MCP tool: description: /);
+  });
+
   it('leaves out a tool whose schema cannot be compiled, with why, and serves the others', async () => {
     let deep: Record<string, unknown> = { type: 'string' };
     for (let i = 0; i < 20_000; i++) deep = { type: 'object', properties: { a: deep } };
