@@ -13,6 +13,7 @@ import {
   type ToolSchema,
 } from '../index.js';
 import type { IsocodeConfig, LimitsConfig } from '../sources/config-types.js';
+import type { SourceStatus } from '../sources/load.js';
 import { loadModuleTools } from '../sources/module.js';
 import { openRuntime } from '../sources/open.js';
 import { loadConfig } from '../sources/config.js';
@@ -113,6 +114,8 @@ export interface CliRuntime {
   scope: string;
   /** The loaded config (undefined when only `--tools` was given). */
   config: IsocodeConfig | undefined;
+  /** The config's sources' status, read when called (none with only `--tools`). */
+  sources(): SourceStatus[];
   close(): Promise<void>;
 }
 
@@ -160,6 +163,7 @@ export async function openCliRuntime(options: CliRuntimeOptions): Promise<CliRun
       runtime,
       scope: options.scope ?? 'default',
       config: undefined,
+      sources: () => [],
       close: () => runtime.close(),
     };
   } else {
@@ -175,6 +179,7 @@ export async function openCliRuntime(options: CliRuntimeOptions): Promise<CliRun
       runtime: o.runtime,
       scope: options.scope ?? o.defaultScope,
       config: o.config,
+      sources: () => o.sources,
       close: () => o.close(),
     };
   }

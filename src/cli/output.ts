@@ -7,6 +7,8 @@ import type {
   RunFailureDetails,
   ToolResult,
 } from '../index.js';
+import type { SourceStatus } from '../sources/load.js';
+import { clipText } from '../text/clip.js';
 import { visible, visibleJson } from '../text/visible.js';
 
 /**
@@ -102,4 +104,34 @@ export function failureLine(result: ToolResult & { ok: false }): string {
     return `error: ${details.kind}: ${message}`;
   }
   return `error: ${result.error.code}: ${message}`;
+}
+
+/** How many left-out entries a source's start-up line names (the status lists them all). */
+const LEFT_OUT_NAMED = 5;
+
+/**
+ * One line per source that left something out (an upstream tool or operation it cannot offer), for
+ * an operator starting a server: the count and the first few with why. Names and reasons are the
+ * upstream's text, clipped (the sink escapes what a terminal would act on).
+ */
+export function leftOutLines(sources: readonly SourceStatus[]): string[] {
+  const lines: string[] = [];
+  for (const source of sources) {
+    const [left, noun] =
+      source.kind === 'mcp'
+        ? [source.skippedTools.map((t) => [t.name, t.reason] as const), 'tool']
+        : source.kind === 'openapi'
+          ? [source.skippedOperations.map((o) => [o.operation, o.reason] as const), 'operation']
+          : [[], ''];
+    if (left.length === 0) continue;
+    const named = left
+      .slice(0, LEFT_OUT_NAMED)
+      .map(([name, why]) => `${clipText(name, 80)} (${clipText(why, 160)})`)
+      .join('; ');
+    const more = left.length > LEFT_OUT_NAMED ? `; and ${left.length - LEFT_OUT_NAMED} more` : '';
+    lines.push(
+      `source "${source.name}": ${left.length} ${noun}${left.length === 1 ? '' : 's'} left out: ${named}${more}`,
+    );
+  }
+  return lines;
 }

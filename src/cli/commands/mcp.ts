@@ -4,7 +4,7 @@ import { serveMcpStdio } from '../../mcp/stdio.js';
 import { resolveApiKeys } from '../../sources/config.js';
 import { EXIT_OK, UsageError } from '../errors.js';
 import { openCliRuntime } from '../open.js';
-import type { Io } from '../output.js';
+import { leftOutLines, type Io } from '../output.js';
 import { packageInfo } from '../pkg.js';
 import { port as parsePort, untilStopped, type RuntimeFlags } from './shared.js';
 
@@ -29,6 +29,7 @@ export async function mcpCommand(flags: McpFlags, io: Io, stop: AbortSignal): Pr
     for (const level of ['log', 'info', 'debug'] as const) console[level] = console.error;
   const opened = await openCliRuntime({ ...flags, codeMode: true });
   try {
+    for (const line of leftOutLines(opened.sources())) io.err(line);
     const mode = opened.runtime.mode(opened.scope);
     // Approvals by elicitation (a capable client is asked directly): on unless the config says no.
     const elicitation = opened.config?.mcp.elicitation ?? true;

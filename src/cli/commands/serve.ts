@@ -3,7 +3,7 @@ import { httpOptionsFromConfig, startHttpServer } from '../../server/index.js';
 import { loadConfig } from '../../sources/config.js';
 import { openRuntime } from '../../sources/open.js';
 import { EXIT_OK } from '../errors.js';
-import type { Io } from '../output.js';
+import { leftOutLines, type Io } from '../output.js';
 import { assertSandboxAllowed, hasNoSnapshotFlag } from '../snapshot.js';
 import { port as parsePort, untilStopped } from './shared.js';
 
@@ -32,6 +32,7 @@ export async function serveCommand(flags: ServeFlags, io: Io, stop: AbortSignal)
     io.err(
       `isocode HTTP service listening on ${server.url} (scope "${opened.defaultScope}", mode ${opened.runtime.mode(opened.defaultScope)})`,
     );
+    for (const line of leftOutLines(opened.sources)) io.err(line);
     if (flags.console === true || options.console?.enabled === true)
       io.err(`web console: ${server.url}/console/`);
     await untilStopped(stop);
