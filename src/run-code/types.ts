@@ -191,7 +191,11 @@ export interface CodeRunner {
    * or undefined. A run started with it in {@link RunnerContext.reserved} uses it instead of waiting.
    */
   reserve?(scope: string): Promise<(() => void) | undefined>;
-  /** Starts processes and pools; `sdks` are the SDKs to prepare (compile) ahead of the first run. */
+  /**
+   * Starts processes and pools; `sdks` are the SDKs to prepare (compile) ahead of the first run.
+   * `createRuntime` calls it twice: with no SDKs before it compiles the catalog (the processes start
+   * meanwhile), then with the SDKs. A second call waits for what the first started; it starts nothing twice.
+   */
   warmup?(sdks?: readonly ScopeSdk[]): Promise<void>;
   close?(): Promise<void>;
 }
