@@ -43,6 +43,10 @@ export interface Lease {
 export type SlotRelease = () => void;
 
 /** Options of a {@link Replica}. */
+/** Runs read per page of a scan, and pages at most per pass (1,000 candidates). */
+const SCAN_PAGE = 50;
+const MAX_SCAN_PAGES = 20;
+
 export interface ReplicaOptions {
   /** This replica's id in the store. @default {@link defaultReplicaId}() */
   id?: string | undefined;
@@ -218,47 +222,56 @@ export class Replica {
   async #pass(claimed: string[] = []): Promise<void> {
     const launch = this.#launch;
     if (launch === undefined) return;
-    let runs: RunRecord[] = [];
-    try {
-      runs = await this.#store.listClaimable(this.#now(), 50);
-    } catch {
-      // the store is unreachable: nothing to claim this pass (upkeep still notes its health)
-    }
-    const full = new Set<string>(); // scopes with no free slot in this pass
-    for (const candidate of runs) {
-      if (this.#stopped) return;
-      if (this.#held.has(candidate.id) || full.has(candidate.scope)) continue;
-      const slot = await this.#reserve(candidate.scope).catch(() => undefined);
-      if (slot === undefined) {
-        full.add(candidate.scope);
-        continue;
-      }
-      let run: RunRecord | undefined;
+    // Scopes with no slot here in this pass: full, or not served by this replica. Later pages leave
+    // their runs out, so that any number of them never hides a run this replica could take.
+    const skip = new Set<string>();
+    for (let page = 0; page < MAX_SCAN_PAGES; page++) {
+      let runs: RunRecord[];
       try {
-        run = await this.#store.claimRun(candidate.id, this.id, this.leaseUntil(), this.#now());
+        runs = await this.#store.listClaimable(this.#now(), SCAN_PAGE, [...skip]);
       } catch {
-        run = undefined;
+        break; // the store is unreachable: nothing to claim this pass (upkeep still notes its health)
       }
-      if (run === undefined || this.#stopped) {
-        slot(); // another replica was faster (or the store failed)
-        continue;
-      }
-      this.#stats.claimed++;
-      claimed.push(run.id);
-      const lease = this.adopt(run);
-      const taken = run;
-      const life = (async () => {
-        try {
-          await launch(taken, lease, slot);
-          this.#stats.resumed++;
-        } catch {
-          // the run manager records its own failures
-        } finally {
-          lease.release();
+      const skippedBefore = skip.size;
+      const claimedBefore = claimed.length;
+      for (const candidate of runs) {
+        if (this.#stopped) return;
+        if (this.#held.has(candidate.id) || skip.has(candidate.scope)) continue;
+        const slot = await this.#reserve(candidate.scope).catch(() => undefined);
+        if (slot === undefined) {
+          skip.add(candidate.scope);
+          continue;
         }
-      })();
-      this.#lives.add(life);
-      void life.finally(() => this.#lives.delete(life));
+        let run: RunRecord | undefined;
+        try {
+          run = await this.#store.claimRun(candidate.id, this.id, this.leaseUntil(), this.#now());
+        } catch {
+          run = undefined;
+        }
+        if (run === undefined || this.#stopped) {
+          slot(); // another replica was faster (or the store failed)
+          continue;
+        }
+        this.#stats.claimed++;
+        claimed.push(run.id);
+        const lease = this.adopt(run);
+        const taken = run;
+        const life = (async () => {
+          try {
+            await launch(taken, lease, slot);
+            this.#stats.resumed++;
+          } catch {
+            // the run manager records its own failures
+          } finally {
+            lease.release();
+          }
+        })();
+        this.#lives.add(life);
+        void life.finally(() => this.#lives.delete(life));
+      }
+      // A short page was the last; a page that neither claimed nor ruled out a scope would repeat.
+      if (runs.length < SCAN_PAGE) break;
+      if (skip.size === skippedBefore && claimed.length === claimedBefore) break;
     }
     try {
       await this.#upkeep?.();

@@ -123,11 +123,13 @@ export function runMethods(ctx: SqlContext): RunStoreRuns {
       return rows[0] ? toRun(rows[0]) : undefined;
     },
 
-    async listClaimable(now, limit) {
+    async listClaimable(now, limit, skipScopes = []) {
+      const skip = skipScopes.length > 0;
       const rows = await query(
         `SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY scope ORDER BY created_at, id) AS turn
-           FROM ${s}.runs WHERE ${claimable('$1')}) c ORDER BY turn, created_at, id LIMIT ${clamp(limit)}`,
-        [now],
+           FROM ${s}.runs WHERE ${claimable('$1')}${skip ? ' AND NOT (scope = ANY($2::text[]))' : ''}) c
+           ORDER BY turn, created_at, id LIMIT ${clamp(limit)}`,
+        skip ? [now, [...skipScopes]] : [now],
       );
       return rows.map(toRun);
     },

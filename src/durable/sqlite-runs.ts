@@ -127,12 +127,14 @@ export function runMethods(ctx: SqliteContext): RunStoreRuns {
         return row ? runOf(row) : undefined;
       }),
 
-    listClaimable: (now, limit) =>
+    listClaimable: (now, limit, skipScopes = []) =>
       tx(() =>
         all(
           `SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY scope ORDER BY created_at, id) AS turn
-             FROM runs WHERE ${CLAIMABLE}) ORDER BY turn, created_at, id LIMIT ${clamp(limit)}`,
+             FROM runs WHERE ${CLAIMABLE}${skipScopes.length > 0 ? ` AND scope NOT IN (SELECT value FROM json_each(?))` : ''})
+             ORDER BY turn, created_at, id LIMIT ${clamp(limit)}`,
           now,
+          ...(skipScopes.length > 0 ? [JSON.stringify(skipScopes)] : []),
         ).map(runOf),
       ),
 

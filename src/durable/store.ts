@@ -67,9 +67,10 @@ export interface RunStore {
   /**
    * Runs {@link claimRun} would take at `now` (queued, lapsed, unparked): what a replica with free
    * slots picks from. Scopes take turns — each scope's oldest, then each one's second oldest… — so
-   * one tenant's backlog never hides another tenant's queued run.
+   * one tenant's backlog never hides another tenant's queued run. Runs of `skipScopes` are left out
+   * (scopes the asking replica has no slot for, or does not serve), so they never hide the others.
    */
-  listClaimable(now: number, limit?: number): Promise<RunRecord[]>;
+  listClaimable(now: number, limit?: number, skipScopes?: readonly string[]): Promise<RunRecord[]>;
   /** Extends the lease of the life `fence` until `leaseExpiresAt`. @returns false when the fence no longer holds. */
   renewLease(id: string, fence: Fence, leaseExpiresAt: number): Promise<boolean>;
   /**

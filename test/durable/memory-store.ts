@@ -160,10 +160,10 @@ export function createMemoryStore(): RunStore {
       touch(r);
       return Promise.resolve(copy(r));
     },
-    listClaimable(now, limit = 100) {
+    listClaimable(now, limit = 100, skipScopes = []) {
       return Promise.resolve(
         [...runs.values()]
-          .filter((r) => claimable(r, now))
+          .filter((r) => claimable(r, now) && !skipScopes.includes(r.scope))
           .sort((a, b) => a.createdAt - b.createdAt)
           .map((r, _, all) => ({
             r,

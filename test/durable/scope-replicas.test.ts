@@ -95,5 +95,35 @@ for (const kind of kinds) {
         await two.close();
       }
     }, 120_000);
+
+    it('any number of queued runs of scopes it does not serve never hides one it does', async () => {
+      const store = await kind.open({ pollMs: 100 });
+      try {
+        // Sixty scopes no replica serves, each with a queued run, all older than beta's run: one
+        // page of the claim order (50 runs, scopes taking turns) holds none of beta's.
+        const gone: string[] = [];
+        for (let i = 0; i < 60; i++) {
+          const id = `run_${randomUUID()}`;
+          gone.push(id);
+          await store.createRun({ id, scope: `gone-${i}`, program: 'return 1;' });
+        }
+        const beta = await replica(store, ['beta']);
+        try {
+          const id = `run_${randomUUID()}`;
+          await store.createRun({ id, scope: 'beta', program: 'return 7;' });
+          const done = await until(async () => {
+            const r = await store.getRun(id);
+            return r?.status === 'succeeded' ? r : undefined;
+          });
+          expect(done.result).toMatchObject({ ok: true, value: { result: 7 } });
+          for (const left of gone)
+            expect(await store.getRun(left)).toMatchObject({ status: 'queued', epoch: 0 });
+        } finally {
+          await beta.close();
+        }
+      } finally {
+        await store.close();
+      }
+    }, 120_000);
   });
 }

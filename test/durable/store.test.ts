@@ -145,6 +145,14 @@ for (const kind of storeKinds()) {
         await store.createRun({ id: 'b0', scope: 'b', program: 'p' });
         const first = await store.listClaimable(Date.now(), 2);
         expect(first.map((r) => r.id).sort()).toEqual(['a0', 'b0']);
+        // Scopes the asking replica cannot take are left out; names are data, never SQL.
+        await store.createRun({ id: 'q0', scope: "q'); DROP TABLE runs; --", program: 'p' });
+        const skipped = await store.listClaimable(Date.now(), 10, [
+          'a',
+          "q'); DROP TABLE runs; --",
+        ]);
+        expect(skipped.map((r) => r.id)).toEqual(['b0']);
+        expect((await store.listClaimable(Date.now(), 10, [])).length).toBe(7);
       }));
 
     it('settles in one transaction: state, leftover approvals and events; never twice', () =>
