@@ -11,8 +11,8 @@
  * ids and secrets). Within a partition that is the tenant's own history.
  */
 import { createHash } from 'node:crypto';
-import { IsocodeError } from '../errors.js';
 import type { Diagnostic, SdkSource, TranspileVerdict } from './types.js';
+import { integerOptionOr } from '../options.js';
 
 /** Bounds of a {@link CheckCache}. */
 export interface CheckCacheOptions {
@@ -56,14 +56,8 @@ function sdkDigest(sdk: SdkSource): string {
   return digest;
 }
 
-function bound(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 0)
-    throw new IsocodeError('INVALID_CONFIG', `${name} must be an integer ≥ 0`, {
-      details: { [name]: value },
-    });
-  return value;
-}
+const bound = (name: string, value: number | undefined, fallback: number): number =>
+  integerOptionOr(name, value, fallback, 0);
 
 function copy(diagnostics: readonly Readonly<Diagnostic>[]): Diagnostic[] {
   return diagnostics.map((d) => ({ ...d }));

@@ -19,6 +19,7 @@ import type {
   TranspileVerdict,
   TypeChecker,
 } from './types.js';
+import { integerOptionOr } from '../options.js';
 
 /** Options of {@link createNativeChecker}. */
 export interface NativeCheckerOptions {
@@ -71,15 +72,8 @@ export interface NativeCheckerOptions {
   wall?: WallMode;
 }
 
-function positiveInt(value: number | undefined, fallback: number, name: string): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 1) {
-    throw new IsocodeError('INVALID_CONFIG', `${name} must be a positive integer`, {
-      details: { [name]: value },
-    });
-  }
-  return value;
-}
+const positiveInt = (value: number | undefined, fallback: number, name: string): number =>
+  integerOptionOr(name, value, fallback, 1);
 
 /** Creates a type checker that runs the native TypeScript 7 compiler in a child process (started lazily or by `warmup`). */
 export function createNativeChecker(options: NativeCheckerOptions = {}): TypeChecker {

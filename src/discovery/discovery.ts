@@ -17,6 +17,7 @@ import {
   type IndexedTool,
   type SearchToolsResult,
 } from './catalog-index.js';
+import { integerOptionOr } from '../options.js';
 
 /** Name of the helper that searches the scope's tools. */
 export const SEARCH_TOOLS = 'search_tools';
@@ -77,9 +78,12 @@ export function resolveDiscoveryOptions(options: DiscoveryOptions = {}): Require
   const mode = options.mode ?? 'auto';
   if (mode !== 'auto' && mode !== 'always' && mode !== 'never')
     throw new IsocodeError('INVALID_CONFIG', 'discovery.mode must be "auto", "always" or "never"');
-  const thresholdTokens = options.thresholdTokens ?? DEFAULT_DISCOVERY_THRESHOLD_TOKENS;
-  if (!Number.isSafeInteger(thresholdTokens) || thresholdTokens < 0)
-    throw new IsocodeError('INVALID_CONFIG', 'discovery.thresholdTokens must be an integer ≥ 0');
+  const thresholdTokens = integerOptionOr(
+    'discovery.thresholdTokens',
+    options.thresholdTokens,
+    DEFAULT_DISCOVERY_THRESHOLD_TOKENS,
+    0,
+  );
   return { mode, thresholdTokens };
 }
 

@@ -20,6 +20,7 @@ import {
 } from '../server/auth.js';
 import { buildMcpServer, type McpServerOptions, type TrackedMcpServer } from './server.js';
 import { SessionTable, type SessionLike } from './sessions.js';
+import { integerOptionOr } from '../options.js';
 
 /** An API key of the MCP HTTP endpoint, bound to the scope its requests run in. */
 export type McpApiKey = ApiKey;
@@ -89,15 +90,8 @@ function rpcError(
   return c.json({ jsonrpc: '2.0', error, id: null }, status, headers);
 }
 
-function positiveInt(name: string, value: number | undefined, fallback: number): number {
-  const v = value ?? fallback;
-  if (!Number.isSafeInteger(v) || v < 1)
-    throw new IsocodeError(
-      'INVALID_CONFIG',
-      `${name} must be a positive integer, got ${String(v)}`,
-    );
-  return v;
-}
+const positiveInt = (name: string, value: number | undefined, fallback: number): number =>
+  integerOptionOr(name, value, fallback, 1);
 
 /** `response` with `done` called once its body has been sent or abandoned (or at once without a body). */
 function whenSent(response: Response, signal: AbortSignal, done: () => void): Response {

@@ -7,6 +7,7 @@
  */
 import PQueue from 'p-queue';
 import { IsocodeError } from '../errors.js';
+import { integerOption } from '../options.js';
 
 /** Admission limits. */
 export interface AdmissionOptions {
@@ -51,11 +52,7 @@ export interface AdmissionStats {
 /** Seconds a refused client is told to wait (`Retry-After`). */
 const RETRY_AFTER_SECONDS = 1;
 
-function integer(name: string, value: number, min: number): number {
-  if (!Number.isSafeInteger(value) || value < min)
-    throw new IsocodeError('INVALID_CONFIG', `${name} must be an integer ≥ ${min}, got ${value}`);
-  return value;
-}
+const integer = integerOption;
 
 function overloaded(message: string): IsocodeError {
   return new IsocodeError('OVERLOADED', message, {

@@ -1,6 +1,7 @@
 /** Merging and validating sandbox limits. */
 import { IsocodeError } from '../errors.js';
 import { DEFAULT_LIMITS, type SandboxLimits } from './types.js';
+import { integerOption } from '../options.js';
 
 /** Smallest heap isolated-vm accepts, in MiB. */
 export const MIN_MEMORY_MB = 8;
@@ -31,17 +32,7 @@ export function resolveLimits(
     }
   }
   for (const key of KEYS) {
-    const value = out[key];
-    const min = key === 'memoryMb' ? MIN_MEMORY_MB : 1;
-    if (!Number.isSafeInteger(value) || value < min) {
-      throw new IsocodeError(
-        'INVALID_CONFIG',
-        `sandbox limit ${key} must be an integer ≥ ${min}, got ${String(value)}`,
-        {
-          details: { key },
-        },
-      );
-    }
+    integerOption(`sandbox limit ${key}`, out[key], key === 'memoryMb' ? MIN_MEMORY_MB : 1);
   }
   return out;
 }

@@ -3,6 +3,7 @@ import { IsocodeError } from '../errors.js';
 import { resolveLimits } from './limits.js';
 import type { BootstrapMode } from './isolate-snapshot.js';
 import { DEFAULT_LIMITS, type SandboxLimits } from './types.js';
+import { integerOption } from '../options.js';
 
 /** Options of a {@link SandboxPool}. */
 export interface SandboxPoolOptions {
@@ -98,11 +99,7 @@ export interface PoolSettings {
   limits: SandboxLimits;
 }
 
-function integer(name: string, value: number, min: number): number {
-  if (!Number.isSafeInteger(value) || value < min)
-    throw new IsocodeError('INVALID_CONFIG', `${name} must be an integer ≥ ${min}, got ${value}`);
-  return value;
-}
+const integer = integerOption;
 
 /**
  * Applies the defaults and validates.

@@ -119,4 +119,26 @@ describe('admission control', () => {
       expect((error as IsocodeError).code).toBe('INVALID_CONFIG');
     }
   });
+
+  it('says of every whole-number option the same thing: its name, the rule, what it got', () => {
+    const messageOf = (options: Record<string, unknown>): string => {
+      try {
+        createIsolateRunner({ typecheck: 'off', ...options });
+      } catch (e) {
+        return e instanceof IsocodeError ? `${e.code}: ${e.message}` : String(e);
+      }
+      return 'accepted';
+    };
+    expect(messageOf({ admission: { maxConcurrentRuns: 1.5 } })).toBe(
+      'INVALID_CONFIG: maxConcurrentRuns must be an integer ≥ 1, got 1.5',
+    );
+    expect(messageOf({ workers: { maxWorkers: '4' } })).toBe(
+      'INVALID_CONFIG: maxWorkers must be an integer ≥ 1, got "4"',
+    );
+    expect(messageOf({ workers: { maxRunsPerWorker: 2 ** 60 } })).toBe(
+      `INVALID_CONFIG: maxRunsPerWorker must be an integer ≥ 1, got ${2 ** 60}`,
+    );
+    // A long text is shown cut, never whole.
+    expect(messageOf({ workers: { maxWorkers: 'x'.repeat(10_000) } }).length).toBeLessThan(200);
+  });
 });

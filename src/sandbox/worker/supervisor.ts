@@ -15,6 +15,7 @@ import { WorkerHandle } from './handle.js';
 import { sampleProcess } from './proc.js';
 import { spawnWorker } from './spawn.js';
 import { NO_WALL, type Wall } from '../../wall/wall.js';
+import { integerOption } from '../../options.js';
 
 /** Options of the sandbox worker processes. */
 export interface WorkerPoolOptions {
@@ -98,11 +99,7 @@ const IDLE_TIMEOUT_MS = 30_000;
 const QUIET_AFTER_MS = 2_000;
 const QUIET_POLL_MS = 1_000;
 
-function positive(name: string, value: number, min = 1): number {
-  if (!Number.isSafeInteger(value) || value < min)
-    throw new IsocodeError('INVALID_CONFIG', `${name} must be an integer ≥ ${min}, got ${value}`);
-  return value;
-}
+const positive = (name: string, value: number, min = 1): number => integerOption(name, value, min);
 
 /**
  * A clean end: the worker's isolate stopped by itself, or on the host's abort the worker reported
