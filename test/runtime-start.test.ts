@@ -4,11 +4,11 @@
  * process whose start failed can exit (seen: `isocode run` without the compiler's platform package
  * printed DEPENDENCY_MISSING and then hung on its sandbox worker).
  */
-import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createRuntime, defineTool, IsocodeError, isIsocodeError } from '../src/index.js';
 import { scriptedRunner } from '../src/testing.js';
+import { childPids } from './support/children.js';
 
 const echo = defineTool({
   name: 'echo',
@@ -67,21 +67,8 @@ describe('createRuntime when the code runner cannot start', () => {
   });
 });
 
-/** Pids of this process's children whose command line names a sandbox worker (Linux `ps`). */
-function sandboxWorkers(): number[] {
-  let out = '';
-  try {
-    out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], {
-      encoding: 'utf8',
-    });
-  } catch {
-    return []; // ps exits 1 when there are no children
-  }
-  return out
-    .split('\n')
-    .filter((l) => /sandbox[/-]worker|worker\/main\.ts/.test(l))
-    .map((l) => Number.parseInt(l.trim(), 10));
-}
+/** Pids of this process's children that are sandbox workers. */
+const sandboxWorkers = (): number[] => childPids(/sandbox[/-]worker|worker\/main\.ts/);
 
 describe('createRuntime when the catalog cannot be compiled', () => {
   const broken = {

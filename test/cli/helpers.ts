@@ -3,6 +3,8 @@ import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
 /** The repository root. */
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -43,4 +45,22 @@ export function runCli(
     });
     child.stdin.end(options.input ?? '');
   });
+}
+
+/** `isocode mcp --config <config>` started over stdio, an MCP client connected to it, and its stderr. */
+export async function connectMcpCli(
+  config: string,
+  clientName: string,
+): Promise<{ client: Client; stderr: () => string }> {
+  let stderr = '';
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [...CLI_ARGS, 'mcp', '--config', config],
+    cwd: ROOT,
+    stderr: 'pipe',
+  });
+  transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const client = new Client({ name: clientName, version: '0.0.0' });
+  await client.connect(transport);
+  return { client, stderr: () => stderr };
 }

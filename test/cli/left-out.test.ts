@@ -6,15 +6,14 @@
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_ARGS, ROOT } from './helpers.js';
+import { connectMcpCli, ROOT } from './helpers.js';
 
 let work: string;
 let client: Client;
-let stderr = '';
+let stderr: () => string = () => '';
 
 beforeAll(async () => {
   work = realpathSync(mkdtempSync(join(tmpdir(), 'isocode-left-out-')));
@@ -34,15 +33,9 @@ beforeAll(async () => {
       scopes: { default: { mode: 'code' } },
     }),
   );
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [...CLI_ARGS, 'mcp', '--config', config],
-    cwd: ROOT,
-    stderr: 'pipe',
-  });
-  transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  client = new Client({ name: 'isocode-left-out', version: '0.0.0' });
-  await client.connect(transport);
+  const started = await connectMcpCli(config, 'isocode-left-out');
+  client = started.client;
+  stderr = started.stderr;
 }, 120_000);
 
 afterAll(async () => {
@@ -64,11 +57,13 @@ describe('isocode mcp on a server with tools it cannot offer', () => {
   });
 
   it('names what it left out on stderr, the upstream text escaped', () => {
-    const line = stderr.split('\n').find((l) => l.startsWith('source "odd": '));
+    const line = stderr()
+      .split('\n')
+      .find((l) => l.startsWith('source "odd": '));
     expect(line).toBe(
       'source "odd": 2 tools left out: schemaless (not an MCP tool: inputSchema: Invalid input: expected object, received undefined); py\\u001B[31mregex\\u202E (input schema cannot be compiled: Invalid regular expression: /^(?P<id>[a-z]+)$/u: Invalid group)',
     );
     // eslint-disable-next-line no-control-regex
-    expect(/[\u001b\u202e]/u.test(stderr)).toBe(false);
+    expect(/[\u001b\u202e]/u.test(stderr())).toBe(false);
   });
 });

@@ -7,11 +7,10 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSy
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_ARGS, ROOT } from '../cli/helpers.js';
+import { connectMcpCli, ROOT } from '../cli/helpers.js';
 
 const require = createRequire(join(ROOT, 'package.json'));
 
@@ -29,7 +28,7 @@ const text = (r: unknown): string =>
 let work: string;
 let files: string;
 let client: Client;
-let stderr = '';
+let stderr: () => string = () => '';
 
 beforeAll(async () => {
   work = realpathSync(mkdtempSync(join(tmpdir(), 'isocode-e2e-')));
@@ -61,15 +60,9 @@ beforeAll(async () => {
       scopes: { default: { mode: 'code' } },
     }),
   );
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [...CLI_ARGS, 'mcp', '--config', config],
-    cwd: ROOT,
-    stderr: 'pipe',
-  });
-  transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  client = new Client({ name: 'isocode-e2e', version: '0.0.0' });
-  await client.connect(transport);
+  const started = await connectMcpCli(config, 'isocode-e2e');
+  client = started.client;
+  stderr = started.stderr;
 }, 120_000);
 
 afterAll(async () => {
@@ -175,6 +168,6 @@ return {
   });
 
   it('kept stdout clean: the client saw only protocol messages, logs went to stderr', () => {
-    expect(stderr).toContain('isocode MCP server on stdio');
+    expect(stderr()).toContain('isocode MCP server on stdio');
   });
 });

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,26 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isIsocodeError } from '../../src/index.js';
 import { loadModuleTools, loadSources, parseConfig } from '../../src/sources/index.js';
 import { alive, ctx, rejection, serverScript, tool } from './helpers.js';
+import { childPids } from '../support/children.js';
 
 const fixtures = fileURLToPath(new URL('../fixtures/tools/', import.meta.url));
 const node = process.execPath;
 
-/** Pids of this process's children whose command line contains `match` (Linux `ps`). */
-function children(match: string): number[] {
-  let out = '';
-  try {
-    out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], {
-      encoding: 'utf8',
-    });
-  } catch {
-    return []; // ps exits 1 when there are no children
-  }
-  return out
-    .split('\n')
-    .filter((l) => l.includes(match))
-    .map((l) => Number.parseInt(l.trim(), 10))
-    .filter((pid) => alive(pid));
-}
+/** Pids of this process's live children whose command line contains `match`. */
+const children = (match: string): number[] => childPids(match).filter((pid) => alive(pid));
 
 async function failure(p: Promise<unknown>): Promise<{ code: string; message: string }> {
   const error = await rejection(p);
