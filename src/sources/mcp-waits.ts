@@ -5,6 +5,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { IsocodeError, isIsocodeError } from '../index.js';
 import { clipText } from '../text/clip.js';
+import { upstreamTooBig } from '../tools/schema.js';
 
 const MAX_LIST_PAGES = 1000;
 
@@ -106,9 +107,15 @@ export async function listAllTools(client: Client, timeout: number): Promise<Too
       { timeout },
     );
     for (const entry of result.tools) {
+      // Bounded before anything reads it whole (JSON.stringify, the validators, the renderers).
+      const big = upstreamTooBig(entry);
+      if (big !== undefined) {
+        list.malformed.push(malformedEntry(entry, `too big to read: it ${big}`, list));
+        continue;
+      }
       const parsed = ToolSchema.safeParse(entry);
       if (parsed.success) list.tools.push(parsed.data);
-      else list.malformed.push(malformedEntry(entry, parsed.error.issues, list));
+      else list.malformed.push(malformedEntry(entry, notATool(parsed.error.issues), list));
     }
     cursor = result.nextCursor;
     if (cursor === undefined || seen.has(cursor)) break;
@@ -117,9 +124,18 @@ export async function listAllTools(client: Client, timeout: number): Promise<Too
   return list;
 }
 
+/** The first thing wrong with an entry MCP's `Tool` schema refused. */
+function notATool(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
+  const first = issues[0];
+  if (first === undefined) return 'not an MCP tool';
+  const where = first.path.map(String).join('.');
+  return `not an MCP tool: ${where === '' ? '' : `${where}: `}${first.message}`;
+}
+
+/** A left-out entry as the source's status lists it: its name (cut) and why (cut). */
 function malformedEntry(
   entry: unknown,
-  issues: readonly { path: readonly PropertyKey[]; message: string }[],
+  reason: string,
   list: ToolList,
 ): { name: string; reason: string } {
   const named =
@@ -129,9 +145,5 @@ function malformedEntry(
     typeof named === 'string'
       ? clipText(named, MALFORMED_NAME_CHARS)
       : `(entry ${position} of the list, no name)`;
-  const first = issues[0];
-  const where = first === undefined ? '' : first.path.map(String).join('.');
-  const what =
-    first === undefined ? 'not an MCP tool' : `${where === '' ? '' : `${where}: `}${first.message}`;
-  return { name, reason: clipText(`not an MCP tool: ${what}`, MALFORMED_REASON_CHARS) };
+  return { name, reason: clipText(reason, MALFORMED_REASON_CHARS) };
 }

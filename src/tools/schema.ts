@@ -215,16 +215,30 @@ const AHEAD_REASON_CHARS = 300;
  */
 export const AHEAD_MAX_DEPTH = 256;
 
-/** Whether `value` nests objects and arrays deeper than `limit` (an explicit stack: no recursion). */
-function nestedDeeperThan(value: unknown, limit: number): boolean {
-  const stack: [unknown, number][] = [[value, 0]];
+/**
+ * The most objects and arrays an upstream's schema may hold. An object reached twice counts twice,
+ * as `JSON.stringify` would write it twice: an in-process upstream can hand over a graph that shares
+ * its parts, whose written form doubles with every level.
+ */
+export const AHEAD_MAX_NODES = 100_000;
+
+/**
+ * Why a value an upstream sent is too big to read (objects and arrays nested deeper than
+ * {@link AHEAD_MAX_DEPTH}, or more of them than {@link AHEAD_MAX_NODES}), or undefined. An explicit
+ * stack: no recursion, and it stops as soon as a limit is passed, cycles included.
+ */
+export function upstreamTooBig(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const stack: [object, number][] = [[value, 0]];
+  let nodes = 0;
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
     const [node, depth] = next;
-    if (typeof node !== 'object' || node === null) continue;
-    if (depth >= limit) return true;
-    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+    if (depth >= AHEAD_MAX_DEPTH) return `nests objects and arrays deeper than ${AHEAD_MAX_DEPTH}`;
+    if (++nodes > AHEAD_MAX_NODES) return `holds more than ${AHEAD_MAX_NODES} objects and arrays`;
+    for (const child of Object.values(node) as unknown[])
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
   }
-  return false;
+  return undefined;
 }
 
 /**
@@ -242,8 +256,8 @@ export function compileAhead(
     ok: false,
     reason: clipText(`${io} schema ${why}`, AHEAD_REASON_CHARS),
   });
-  if (nestedDeeperThan(schema, AHEAD_MAX_DEPTH))
-    return refuse(`nests objects and arrays deeper than ${AHEAD_MAX_DEPTH}`);
+  const big = upstreamTooBig(schema);
+  if (big !== undefined) return refuse(big);
   let copy: unknown;
   try {
     copy = JSON.parse(JSON.stringify(schema)) as unknown;

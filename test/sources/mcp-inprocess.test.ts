@@ -336,6 +336,9 @@ describe('mcpTools with an in-process upstream', () => {
   it('leaves out a tool whose schema cannot be compiled, with why, and serves the others', async () => {
     let deep: Record<string, unknown> = { type: 'string' };
     for (let i = 0; i < 20_000; i++) deep = { type: 'object', properties: { a: deep } };
+    // An in-process upstream can share parts: 40 levels, each naming the next twice (2^40 as JSON).
+    let shared: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < 40; i++) shared = { type: 'object', properties: { a: shared, b: shared } };
     const u = upstream([
       { name: 'good', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } },
       // A Python named group: valid for the server's own validator, not for JavaScript's.
@@ -353,18 +356,23 @@ describe('mcpTools with an in-process upstream', () => {
         outputSchema: { type: 'object', properties: { n: { type: 'numbr' } } },
       },
       { name: 'deep', inputSchema: deep as Tool['inputSchema'] },
+      { name: 'shared', inputSchema: shared as Tool['inputSchema'] },
       { name: 'good2', inputSchema: objectSchema },
     ]);
     const source = await open(u);
     expect(source.tools.map((t) => t.name)).toEqual(['up.good', 'up.good2']);
     const skipped = source.status().skippedTools;
-    expect(skipped.map((s) => s.name)).toEqual(['pyregex', 'nowhere', 'badout', 'deep']);
-    expect(skipped[0]?.reason).toMatch(
+    // Too big to read: left out as the list arrives, before anything reads it whole.
+    expect(skipped.map((s) => s.name)).toEqual(['deep', 'shared', 'pyregex', 'nowhere', 'badout']);
+    expect(skipped[0]?.reason).toBe('too big to read: it nests objects and arrays deeper than 256');
+    expect(skipped[1]?.reason).toBe(
+      'too big to read: it holds more than 100000 objects and arrays',
+    );
+    expect(skipped[2]?.reason).toMatch(
       /^input schema cannot be compiled: Invalid regular expression/,
     );
-    expect(skipped[1]?.reason).toMatch(/^input schema cannot be compiled: can't resolve reference/);
-    expect(skipped[2]?.reason).toMatch(/^output schema cannot be compiled: type must be JSONType/);
-    expect(skipped[3]?.reason).toBe('input schema nests objects and arrays deeper than 256');
+    expect(skipped[3]?.reason).toMatch(/^input schema cannot be compiled: can't resolve reference/);
+    expect(skipped[4]?.reason).toMatch(/^output schema cannot be compiled: type must be JSONType/);
     for (const s of skipped) expect(s.reason.length).toBeLessThanOrEqual(300);
 
     // The runtime starts on what the source offers, and the schema it validates with is the server's.
@@ -385,10 +393,11 @@ describe('mcpTools with an in-process upstream', () => {
     await u.servers[0]?.sendToolListChanged();
     expect((await changed).map((t) => t.name)).toEqual(['up.good', 'up.good2', 'up.later']);
     expect(source.status().skippedTools.map((s) => s.name)).toEqual([
+      'deep',
+      'shared',
       'pyregex',
       'nowhere',
       'badout',
-      'deep',
     ]);
   });
 
