@@ -20,6 +20,15 @@ export interface JsonProblem {
 export const MAX_JSON_DEPTH = 256;
 
 /**
+ * The most values (each array, object, string, number, boolean and null) a value may hold as JSON
+ * writes it: a part reached twice counts twice. More than a 4 MiB JSON text can hold, and a bound
+ * on the host's work for a value whose parts are shared level after level (40 levels of an object
+ * naming the next one twice are 2^40 values as JSON: the check, and every later writer, would
+ * never finish).
+ */
+export const MAX_JSON_VALUES = 1_000_000;
+
+/**
  * True when the JSON text `json` nests arrays and objects deeper than `max`. A linear scan of
  * the text (strings skipped), cheaper than parsing, for checks made before a value is parsed.
  */
@@ -43,7 +52,8 @@ export function jsonTooDeep(json: string, max: number = MAX_JSON_DEPTH): boolean
 /**
  * Checks that `value` is plain JSON: null, booleans, finite numbers, strings, arrays and plain
  * objects (prototype `Object.prototype` or null) — no `undefined`, functions, symbols, BigInt,
- * non-finite numbers, cycles, sparse arrays, accessors or class instances.
+ * non-finite numbers, cycles, sparse arrays, accessors or class instances — within
+ * {@link MAX_JSON_DEPTH} and {@link MAX_JSON_VALUES}.
  * @returns undefined when the value is plain JSON, otherwise the first problem found.
  */
 export function findJsonProblem(
@@ -51,8 +61,14 @@ export function findJsonProblem(
   maxDepth = MAX_JSON_DEPTH,
 ): JsonProblem | undefined {
   const seen = new Set<object>();
+  let values = 0;
   const visit = (v: unknown, path: string, depth: number): JsonProblem | undefined => {
     if (depth > maxDepth) return { path, problem: `nesting deeper than ${maxDepth}` };
+    if (++values > MAX_JSON_VALUES)
+      return {
+        path,
+        problem: `more than ${MAX_JSON_VALUES} values (a shared part counts each time)`,
+      };
     switch (typeof v) {
       case 'string':
       case 'boolean':

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { IsocodeError } from '../errors.js';
 import type { JsonSchema, SchemaLike } from './types.js';
 import { clipText } from '../text/clip.js';
+import { MAX_JSON_DEPTH } from '../json.js';
 
 /** One failed check, with a JSON-path-like location (`$.user.name`). */
 export interface ValidationIssue {
@@ -209,11 +210,11 @@ const compiledAhead = new WeakMap<object, CompiledSchema>();
 const AHEAD_REASON_CHARS = 300;
 
 /**
- * The deepest nesting of objects and arrays an upstream's schema may have. Past it, the recursive
- * readers of a tool (`JSON.stringify`, ajv, the wire and SDK renderers) could run out of stack; a real
- * schema nests a few dozen levels at most (each object level is two: `properties`, then the property).
+ * The deepest nesting of objects and arrays an upstream's tool may have: the depth any JSON crossing
+ * a trust boundary may have. Past it, the recursive readers of a tool (`JSON.stringify`, ajv, the
+ * wire and SDK renderers) could run out of stack; a real schema nests a few dozen levels at most.
  */
-export const AHEAD_MAX_DEPTH = 256;
+export const AHEAD_MAX_DEPTH = MAX_JSON_DEPTH;
 
 /**
  * The most objects and arrays an upstream's schema may hold. An object reached twice counts twice,

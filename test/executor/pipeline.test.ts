@@ -83,6 +83,32 @@ describe('the pipeline', () => {
     expect(!res.ok && res.error.message).toContain('cycle');
   });
 
+  it('a value whose parts are shared level after level is refused at once, never walked whole', async () => {
+    // 40 levels, each naming the next twice: 2^40 values as JSON writes it.
+    let shared: Record<string, unknown> = { v: 1 };
+    for (let i = 0; i < 40; i++) shared = { a: shared, b: shared };
+    const dag = defineTool({
+      name: 'dag',
+      description: 'returns a shared graph',
+      input: z.object({}),
+      execute: () => shared,
+    });
+    const rt = await createRuntime({ tools: [echo, dag] });
+    const out = await rt.execute({ name: 'dag', args: {} });
+    expect(!out.ok && out.error.code).toBe('INVALID_TOOL_OUTPUT');
+    expect(!out.ok && out.error.message).toContain('more than 1000000 values');
+    const args = await rt.execute({ name: 'echo', args: { text: 'x', extra: shared } });
+    expect(!args.ok && args.error.code).toBe('INVALID_ARGS');
+    // A value that shares parts but stays small is still JSON.
+    const part = { n: 1 };
+    expect(await rt.execute({ name: 'echo', args: { text: 'x', a: part, b: part } })).toMatchObject(
+      {
+        ok: true,
+        value: { text: 'x' },
+      },
+    );
+  });
+
   it('schema validation reports the failing paths (zod and JSON Schema)', async () => {
     const js = defineTool({
       name: 'js',
