@@ -42,11 +42,11 @@ export interface Lease {
 /** A local run slot (admission), given back exactly once. */
 export type SlotRelease = () => void;
 
-/** Options of a {@link Replica}. */
 /** Runs read per page of a scan, and pages at most per pass (1,000 candidates). */
 const SCAN_PAGE = 50;
 const MAX_SCAN_PAGES = 20;
 
+/** Options of a {@link Replica}. */
 export interface ReplicaOptions {
   /** This replica's id in the store. @default {@link defaultReplicaId}() */
   id?: string | undefined;
@@ -61,6 +61,11 @@ export interface ReplicaOptions {
    * replica) has none free now. @default always a slot
    */
   reserve?: ((scope: string) => Promise<SlotRelease | undefined>) | undefined;
+  /**
+   * Whether this replica runs programs of `scope` at all (replicas may be configured apart). A scan
+   * passes over the runs of a scope it does not serve, and pages on past them. @default every scope
+   */
+  serves?: ((scope: string) => boolean) | undefined;
   /**
    * Runs the life of a run this replica just claimed, in the slot it reserved (the run manager).
    * The lease is released when the returned promise settles. Errors are contained.
@@ -90,6 +95,7 @@ export class Replica {
   readonly #heartbeatMs: number;
   readonly #scanMs: number;
   readonly #reserve: NonNullable<ReplicaOptions['reserve']>;
+  readonly #serves: NonNullable<ReplicaOptions['serves']>;
   readonly #launch: ReplicaOptions['launch'];
   readonly #upkeep: ReplicaOptions['upkeep'];
   readonly #now: () => number;
@@ -111,6 +117,7 @@ export class Replica {
     this.#heartbeatMs = Math.max(10, options.heartbeatMs ?? Math.floor(this.leaseMs / 3));
     this.#scanMs = Math.max(10, options.scanMs ?? Math.min(1000, Math.floor(this.leaseMs / 2)));
     this.#reserve = options.reserve ?? (() => Promise.resolve(noSlot));
+    this.#serves = options.serves ?? (() => true);
     this.#launch = options.launch;
     this.#upkeep = options.upkeep;
     this.#now = options.now ?? Date.now;
@@ -222,8 +229,10 @@ export class Replica {
   async #pass(claimed: string[] = []): Promise<void> {
     const launch = this.#launch;
     if (launch === undefined) return;
-    // Scopes with no slot here in this pass: full, or not served by this replica. Later pages leave
-    // their runs out, so that any number of them never hides a run this replica could take.
+    // Scopes with no slot here in this pass: not served by this replica, or full. Later pages leave
+    // their runs out, so that any number of runs of scopes it does not serve never hides one it could
+    // take. A page that only met full scopes ends the pass: the replica is busy, and paging on would
+    // only read the queue again.
     const skip = new Set<string>();
     for (let page = 0; page < MAX_SCAN_PAGES; page++) {
       let runs: RunRecord[];
@@ -232,11 +241,16 @@ export class Replica {
       } catch {
         break; // the store is unreachable: nothing to claim this pass (upkeep still notes its health)
       }
-      const skippedBefore = skip.size;
+      let passedOver = 0; // scopes this page showed that the replica does not serve
       const claimedBefore = claimed.length;
       for (const candidate of runs) {
         if (this.#stopped) return;
         if (this.#held.has(candidate.id) || skip.has(candidate.scope)) continue;
+        if (!this.#serves(candidate.scope)) {
+          skip.add(candidate.scope);
+          passedOver++;
+          continue;
+        }
         const slot = await this.#reserve(candidate.scope).catch(() => undefined);
         if (slot === undefined) {
           skip.add(candidate.scope);
@@ -271,7 +285,7 @@ export class Replica {
       }
       // A short page was the last; a page that neither claimed nor ruled out a scope would repeat.
       if (runs.length < SCAN_PAGE) break;
-      if (skip.size === skippedBefore && claimed.length === claimedBefore) break;
+      if (passedOver === 0 && claimed.length === claimedBefore) break;
     }
     try {
       await this.#upkeep?.();

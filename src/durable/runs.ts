@@ -153,6 +153,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
   const replica: Replica = new Replica(store, {
     ...options.replica,
     id: options.replicaId,
+    serves: (scope) => runsPrograms(runtime, scope),
     reserve: (scope) =>
       closing || !runsPrograms(runtime, scope)
         ? Promise.resolve(undefined)
