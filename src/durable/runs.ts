@@ -154,10 +154,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
     ...options.replica,
     id: options.replicaId,
     serves: (scope) => runsPrograms(runtime, scope),
-    reserve: (scope) =>
-      closing || !runsPrograms(runtime, scope)
-        ? Promise.resolve(undefined)
-        : runtime.reserveRun(scope),
+    reserve: (scope) => (closing ? Promise.resolve(undefined) : runtime.reserveRun(scope)),
     launch: (record, lease, slot) => launch(record, lease, slot).done,
     upkeep: async () => {
       await health.refresh();

@@ -364,8 +364,9 @@ export class McpConnection {
 }
 
 /**
- * The tool list as JSON, to tell a changed list from the same one. A tool nested past what
- * `JSON.stringify` can write stands as its name (the source leaves such a tool out, with why).
+ * The tool list as JSON, to tell a changed list from the same one. Its entries are bounded in depth
+ * and size (`listAllTools`); a tool JSON still cannot write (a BigInt an in-process upstream handed
+ * over) stands as its name.
  */
 function catalogText(tools: Tool[]): string {
   try {
