@@ -315,6 +315,16 @@ export interface Settled {
   approvals: ApprovalRecord[];
 }
 
+/** How a human resolved an interrupted run's call: it took effect, it failed, or run it again. */
+export type CallResolution = { status: 'ok' | 'error'; result: JsonValue } | { status: 'pending' };
+
+/**
+ * What {@link RunStore.resolveInterrupted} did: the run queued with its `status` event, or why not
+ * (`not-interrupted`: the run is in another state; `not-started`: it holds no such started call,
+ * for instance because a resolution came first).
+ */
+export type Resumed = { run: RunRecord; event: RunEvent } | 'not-interrupted' | 'not-started';
+
 /** One scope's use of the store (quotas). */
 export interface ScopeUsage {
   /** Runs `queued` (not yet claimed). */

@@ -25,6 +25,7 @@ import { StoreHealth, type StoreHealthState } from './health.js';
 import {
   isFinalStatus,
   type ApprovalRecord,
+  type CallResolution,
   type RunEvent,
   type RunRecord,
   type RunStatus,
@@ -408,25 +409,24 @@ export function createRunManager(options: RunManagerOptions): RunManager {
       const key = interruptedKey(record);
       if (key === undefined)
         throw new IsocodeError('BAD_REQUEST', `run ${id} names no interrupted call`);
-      const done = await store.resolveCall(id, key, callResolution(key, resolution));
-      if (!done)
+      // The call's resolution and the run's return to the queue are one transaction.
+      const resumed = await store.resolveInterrupted(id, key, callResolution(key, resolution), {
+        status: 'queued',
+        resolved: resolution.action,
+      });
+      if (resumed === undefined) return undefined;
+      if (resumed === 'not-interrupted')
         throw new IsocodeError(
           'BAD_REQUEST',
-          `the interrupted call of run ${id} is already resolved`,
+          `run ${id} is no longer interrupted; only an interrupted run can be resolved`,
         );
-      const queued = await store.updateRun(
-        id,
-        { status: 'queued', error: null, finishedAt: null },
-        { status: ['interrupted'] },
-      );
-      if (queued) {
-        const e = await store.appendEvent(id, 'status', {
-          status: 'queued',
-          resolved: resolution.action,
-        });
-        if (e) emit(e);
-        replica.wake();
-      }
+      if (resumed === 'not-started')
+        throw new IsocodeError(
+          'BAD_REQUEST',
+          `run ${id} names a call its journal does not hold as started; cancel the run instead`,
+        );
+      emit(resumed.event);
+      replica.wake();
       return manager.get(id);
     },
     onEvent: (listener) => events.on(listener),
@@ -489,10 +489,7 @@ function interruptedKey(record: RunRecord): string | undefined {
 }
 
 /** The store's resolution of a call, as a ToolResult the replay hands the program. */
-function callResolution(
-  key: string,
-  r: Resolution,
-): { status: 'ok' | 'error'; result: JsonValue } | { status: 'pending' } {
+function callResolution(key: string, r: Resolution): CallResolution {
   const meta = { callId: key, toolName: '', scope: '', durationMs: 0, stages: [] };
   if (r.action === 'retry') return { status: 'pending' };
   if (r.action === 'succeeded') {

@@ -1,12 +1,40 @@
 /** The PostgreSQL store's journal: a run's calls, its recorded values and its events. */
-import { encodeJson, encodeText } from './encode.js';
-import { toCall, toEvent, toValue } from './rows.js';
+import { encodeJson, encodeText, isStorableId } from './encode.js';
+import { toCall, toEvent, toRun, toValue, type Row } from './rows.js';
 import { clamp, type SqlContext } from './sql-context.js';
-import type { RunStoreJournal } from './store.js';
+import type { CallResolution, Resumed, RunStoreJournal } from './store.js';
 
 /** The journal methods of the store on `ctx`. */
 export function journalMethods(ctx: SqlContext): RunStoreJournal {
-  const { s, query, inTx, append, fenced } = ctx;
+  const { s, query, inTx, append, fenced, wakeChannel } = ctx;
+
+  /** Settles (or puts back to `pending`) a `started` call in one statement; false when none is. */
+  const resolveStarted = async (
+    q: (sql: string, params?: unknown[]) => Promise<unknown[]>,
+    runId: string,
+    key: string,
+    res: CallResolution,
+  ): Promise<boolean> => {
+    if (res.status === 'pending')
+      return (
+        (
+          await q(
+            `UPDATE ${s}.calls SET status = 'pending' WHERE run_id = $1 AND key = $2 AND status = 'started' RETURNING key`,
+            [runId, key],
+          )
+        ).length > 0
+      );
+    const text = encodeJson(res.result) ?? 'null';
+    const rows = await q(
+      `WITH n AS (UPDATE ${s}.runs SET next_finish = next_finish + 1, bytes = bytes + $6 WHERE id = $1
+           AND EXISTS (SELECT 1 FROM ${s}.calls WHERE run_id = $1 AND key = $2 AND status = 'started') RETURNING next_finish)
+       UPDATE ${s}.calls SET status = $3, result = $4, finish_seq = (SELECT next_finish FROM n), finished_at = $5
+       WHERE run_id = $1 AND key = $2 AND status = 'started' RETURNING key`,
+      [runId, key, res.status, text, Date.now(), text.length],
+    );
+    return rows.length > 0;
+  };
+
   return {
     async recordArrival(c, f) {
       const args = encodeJson(c.args) ?? 'null';
@@ -55,20 +83,25 @@ export function journalMethods(ctx: SqlContext): RunStoreJournal {
       return rows.length > 0;
     },
 
-    async resolveCall(runId, key, res) {
-      const rows =
-        res.status === 'pending'
-          ? await query(
-              `UPDATE ${s}.calls SET status = 'pending' WHERE run_id = $1 AND key = $2 AND status = 'started' RETURNING key`,
-              [runId, key],
-            )
-          : await query(
-              `WITH n AS (UPDATE ${s}.runs SET next_finish = next_finish + 1 WHERE id = $1 RETURNING next_finish)
-               UPDATE ${s}.calls SET status = $3, result = $4, finish_seq = (SELECT next_finish FROM n), finished_at = $5
-               WHERE run_id = $1 AND key = $2 AND status = 'started' RETURNING key`,
-              [runId, key, res.status, encodeJson(res.result), Date.now()],
-            );
-      return rows.length > 0;
+    resolveCall: (runId, key, res) => resolveStarted(query, runId, key, res),
+
+    async resolveInterrupted(runId, key, res, data) {
+      if (!isStorableId(runId)) return undefined;
+      return inTx(async (q): Promise<Resumed | undefined> => {
+        const [row] = await q<Row>(`SELECT * FROM ${s}.runs WHERE id = $1 FOR UPDATE`, [runId]);
+        if (!row) return undefined;
+        const r = toRun(row);
+        if (r.status !== 'interrupted' || r.owner !== undefined) return 'not-interrupted';
+        if (!(await resolveStarted(q, runId, key, res))) return 'not-started';
+        await q(
+          `UPDATE ${s}.runs SET status = 'queued', error = NULL, finished_at = NULL, updated_at = $2 WHERE id = $1`,
+          [runId, Date.now()],
+        );
+        const event = await append(q, runId, 'status', data);
+        const [queued] = await q<Row>(`SELECT * FROM ${s}.runs WHERE id = $1`, [runId]);
+        await q('SELECT pg_notify($1, $2)', [wakeChannel, runId]);
+        return { run: toRun(queued!), event: event! };
+      });
     },
 
     async getCall(runId, key) {

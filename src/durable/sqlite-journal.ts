@@ -2,11 +2,42 @@
 import { encodeJson, encodeText } from './encode.js';
 import { toCall as callOf, toEvent as eventOf, toValue as valueOf } from './rows.js';
 import { RollBack, clamp, marks, unwrapRollBack, type SqliteContext } from './sqlite-context.js';
-import type { RunStoreJournal } from './store.js';
+import type { CallResolution, Resumed, RunStoreJournal } from './store.js';
 
 /** The journal methods of the store on `ctx`. */
 export function journalMethods(ctx: SqliteContext): RunStoreJournal {
-  const { tx, one, all, run, holds, addBytes, append } = ctx;
+  const { tx, one, all, run, holds, addBytes, append, getRun, wake } = ctx;
+
+  /** Settles (or puts back to `pending`) a `started` call, inside a transaction; false when none is. */
+  const resolveStarted = (runId: string, key: string, res: CallResolution): boolean => {
+    const started = one(
+      `SELECT 1 AS ok FROM calls WHERE run_id = ? AND key = ? AND status = 'started'`,
+      runId,
+      key,
+    );
+    if (!started) return false;
+    if (res.status === 'pending') {
+      run(`UPDATE calls SET status = 'pending' WHERE run_id = ? AND key = ?`, runId, key);
+      return true;
+    }
+    const text = encodeJson(res.result) ?? 'null';
+    const seq = one(
+      'UPDATE runs SET next_finish = next_finish + 1, bytes = bytes + ? WHERE id = ? RETURNING next_finish',
+      text.length,
+      runId,
+    );
+    run(
+      `UPDATE calls SET status = ?, result = ?, finish_seq = ?, finished_at = ? WHERE run_id = ? AND key = ?`,
+      res.status,
+      text,
+      Number(seq?.next_finish ?? 0),
+      Date.now(),
+      runId,
+      key,
+    );
+    return true;
+  };
+
   return {
     recordArrival: (c, f) =>
       tx(() => {
@@ -67,32 +98,23 @@ export function journalMethods(ctx: SqliteContext): RunStoreJournal {
         return true;
       }).catch((e: unknown) => unwrapRollBack<boolean>(e)),
 
-    resolveCall: (runId, key, res) =>
-      tx(() => {
-        const started = one(
-          `SELECT 1 AS ok FROM calls WHERE run_id = ? AND key = ? AND status = 'started'`,
-          runId,
-          key,
-        );
-        if (!started) return false;
-        if (res.status === 'pending') {
-          run(`UPDATE calls SET status = 'pending' WHERE run_id = ? AND key = ?`, runId, key);
-          return true;
-        }
-        const seq = one(
-          'UPDATE runs SET next_finish = next_finish + 1 WHERE id = ? RETURNING next_finish',
-          runId,
-        );
+    resolveCall: (runId, key, res) => tx(() => resolveStarted(runId, key, res)),
+
+    resolveInterrupted: (runId, key, res, data) =>
+      tx((): Resumed | undefined => {
+        const r = getRun(runId);
+        if (!r) return undefined;
+        if (r.status !== 'interrupted' || r.owner !== undefined) return 'not-interrupted';
+        if (!resolveStarted(runId, key, res)) return 'not-started';
+        const now = Date.now();
         run(
-          `UPDATE calls SET status = ?, result = ?, finish_seq = ?, finished_at = ? WHERE run_id = ? AND key = ?`,
-          res.status,
-          encodeJson(res.result),
-          Number(seq?.next_finish ?? 0),
-          Date.now(),
+          `UPDATE runs SET status = 'queued', error = NULL, finished_at = NULL, updated_at = ? WHERE id = ?`,
+          now,
           runId,
-          key,
         );
-        return true;
+        const event = append(runId, 'status', data, now);
+        wake();
+        return { run: getRun(runId)!, event: event! };
       }),
 
     getCall: (runId, key) =>

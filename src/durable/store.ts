@@ -10,6 +10,7 @@ import type {
   ApprovalRecord,
   ApprovalStatus,
   CallRecord,
+  CallResolution,
   CreatedRun,
   Fence,
   NewApproval,
@@ -22,6 +23,7 @@ import type {
   RunFilter,
   RunPatch,
   RunRecord,
+  Resumed,
   ScopeUsage,
   Settled,
   Settlement,
@@ -115,15 +117,24 @@ export interface RunStore {
     result: JsonValue,
   ): Promise<boolean>;
   /**
-   * Resolves an `interrupted` run's `started` call by hand: settled `ok`/`error` with `result`, or
-   * back to `pending` (retry: its body runs again in the next life).
+   * Puts a `started` call back to `pending` or settles it by hand, unfenced (a life's retry of a
+   * call whose body failed before it could have taken effect).
    * @returns false when no such `started` record exists.
    */
-  resolveCall(
+  resolveCall(runId: string, key: string, resolution: CallResolution): Promise<boolean>;
+  /**
+   * Resolves an `interrupted` run's `started` call by hand and queues the run, in ONE transaction:
+   * the call settled `ok`/`error` with `result` (or back to `pending`: its body runs again in the
+   * next life), the run `queued` with its error cleared, and a `status` event with `data`. A crash
+   * or a second resolution can therefore never leave the call resolved and the run interrupted.
+   * @returns what it did, or undefined for an unknown run.
+   */
+  resolveInterrupted(
     runId: string,
     key: string,
-    resolution: { status: 'ok' | 'error'; result: JsonValue } | { status: 'pending' },
-  ): Promise<boolean>;
+    resolution: CallResolution,
+    data: JsonValue,
+  ): Promise<Resumed | undefined>;
   getCall(runId: string, key: string): Promise<CallRecord | undefined>;
   /** A run's calls in the order they arrived. */
   listCalls(runId: string): Promise<CallRecord[]>;
@@ -211,6 +222,7 @@ export type RunStoreJournal = Pick<
   | 'markCallStarted'
   | 'finishCall'
   | 'resolveCall'
+  | 'resolveInterrupted'
   | 'getCall'
   | 'listCalls'
   | 'countCalls'

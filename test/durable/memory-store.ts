@@ -7,6 +7,7 @@ import type { JsonValue } from '../../src/json.js';
 import type {
   ApprovalRecord,
   CallRecord,
+  CallResolution,
   Fence,
   RunEvent,
   RunRecord,
@@ -55,6 +56,17 @@ export function createMemoryStore(): RunStore {
     list.push(e);
     run.bytes += JSON.stringify(data).length;
     return copy(e);
+  };
+  const resolveStarted = (runId: string, key: string, res: CallResolution): boolean => {
+    const c = calls.get(runId)?.find((x) => x.key === key);
+    if (c?.status !== 'started') return false;
+    if (res.status === 'pending') c.status = 'pending';
+    else {
+      const seq = (finishSeq.get(runId) ?? 0) + 1;
+      finishSeq.set(runId, seq);
+      Object.assign(c, { status: res.status, result: copy(res.result), finishSeq: seq });
+    }
+    return true;
   };
   const decide = (
     a: ApprovalRecord,
@@ -265,15 +277,21 @@ export function createMemoryStore(): RunStore {
       return Promise.resolve(true);
     },
     resolveCall(runId, key, res) {
-      const c = calls.get(runId)?.find((x) => x.key === key);
-      if (c?.status !== 'started') return Promise.resolve(false);
-      if (res.status === 'pending') c.status = 'pending';
-      else {
-        const seq = (finishSeq.get(runId) ?? 0) + 1;
-        finishSeq.set(runId, seq);
-        Object.assign(c, { status: res.status, result: copy(res.result), finishSeq: seq });
-      }
-      return Promise.resolve(true);
+      return Promise.resolve(resolveStarted(runId, key, res));
+    },
+    resolveInterrupted(runId, key, res, data) {
+      const r = runs.get(runId);
+      if (!r) return Promise.resolve(undefined);
+      if (r.status !== 'interrupted' || r.owner !== undefined)
+        return Promise.resolve('not-interrupted' as const);
+      if (!resolveStarted(runId, key, res)) return Promise.resolve('not-started' as const);
+      r.status = 'queued';
+      r.error = undefined;
+      r.finishedAt = undefined;
+      touch(r);
+      const event = append(runId, 'status', data)!;
+      wake();
+      return Promise.resolve({ run: copy(r), event });
     },
     getCall(runId, key) {
       return Promise.resolve(copy(calls.get(runId)?.find((x) => x.key === key)));

@@ -306,6 +306,54 @@ for (const kind of storeKinds()) {
         ]);
       }));
 
+    it('resolves an interrupted run in one step: its call settled, the run queued, its event; once', () =>
+      withStore(async (store) => {
+        const f = { owner: 'A', epoch: 1 };
+        const lease = { owner: 'A', expiresAt: Date.now() + 60_000 };
+        for (const id of ['r', 'live'])
+          await store.createRun({ id, scope: 's', program: 'p', lease });
+        for (const id of ['r', 'live']) {
+          await store.recordArrival({ runId: id, key: 'c', name: 'charge', args: null }, f);
+          await store.markCallStarted(id, 'c', f);
+        }
+        const queued = { status: 'queued', resolved: 'succeeded' };
+        // A running run is not resolved, and its call is left alone.
+        expect(
+          await store.resolveInterrupted('live', 'c', { status: 'ok', result: 1 }, queued),
+        ).toBe('not-interrupted');
+        expect((await store.getCall('live', 'c'))?.status).toBe('started');
+        await store.settleRun('r', f, {
+          status: 'interrupted',
+          finishedAt: null,
+          error: { code: 'INTERRUPTED' },
+          events: [],
+        });
+        expect(await store.resolveInterrupted('r', 'nope', { status: 'pending' }, queued)).toBe(
+          'not-started',
+        );
+        expect((await store.getRun('r'))?.status).toBe('interrupted');
+        expect(
+          await store.resolveInterrupted('none', 'c', { status: 'pending' }, queued),
+        ).toBeUndefined();
+        expect(
+          await store.resolveInterrupted('\u0000', 'c', { status: 'pending' }, queued),
+        ).toBeUndefined();
+        const result = { ok: true, value: 'receipt \u0000 \ud800' };
+        const done = await store.resolveInterrupted('r', 'c', { status: 'ok', result }, queued);
+        expect(done).toMatchObject({
+          run: { status: 'queued', owner: undefined, error: undefined, finishedAt: undefined },
+          event: { type: 'status', data: queued },
+        });
+        expect(await store.getCall('r', 'c')).toMatchObject({ status: 'ok', result, finishSeq: 1 });
+        expect((await store.listEvents('r')).map((e) => e.data)).toEqual([queued]);
+        expect((await store.listClaimable(Date.now())).map((r) => r.id)).toEqual(['r']);
+        // A second resolution finds the run queued.
+        expect(await store.resolveInterrupted('r', 'c', { status: 'pending' }, queued)).toBe(
+          'not-interrupted',
+        );
+        expect((await store.getCall('r', 'c'))?.status).toBe('ok');
+      }));
+
     it('expires approvals past their deadline and wakes the dispatcher', () =>
       withStore(async (store) => {
         await store.createRun({ id: 'r', scope: 's', program: 'p' });
@@ -439,19 +487,23 @@ for (const kind of storeKinds()) {
 describe.skipIf(process.env.ISOCODE_TEST_PG_URL === undefined)(
   'PostgreSQL settlement is all or nothing',
   () => {
-    it('a settlement whose last statement fails leaves the run, its approvals and events as they were', async () => {
+    /** A store whose connection dies on an event insert while `fail.events`, as a SIGKILL mid-transaction would. */
+    async function flakyStore(): Promise<{
+      store: RunStore;
+      fail: { events: boolean };
+      drop: () => Promise<void>;
+    }> {
       const { openPgClient } = await import('../../src/durable/pg-client.js');
       const { createSqlStore } = await import('../../src/durable/sql-store.js');
       const { schemaName } = await import('./stores.js');
       const client = openPgClient({ url: process.env.ISOCODE_TEST_PG_URL ?? '' });
-      let failEvents = false;
-      // A connection that dies on the settlement's event insert, as a SIGKILL mid-transaction would.
+      const fail = { events: false };
       const flaky = {
         ...client,
         transaction: <T>(fn: Parameters<typeof client.transaction<T>>[0]) =>
           client.transaction<T>((q) =>
             fn((sql, params) =>
-              failEvents && sql.includes('INSERT INTO') && sql.includes('.events')
+              fail.events && sql.includes('INSERT INTO') && sql.includes('.events')
                 ? Promise.reject(new Error('connection lost'))
                 : q(sql, params),
             ),
@@ -459,6 +511,15 @@ describe.skipIf(process.env.ISOCODE_TEST_PG_URL === undefined)(
       };
       const schema = schemaName();
       const store = await createSqlStore(flaky, { schema });
+      const drop = async (): Promise<void> => {
+        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+        await store.close();
+      };
+      return { store, fail, drop };
+    }
+
+    it('a settlement whose last statement fails leaves the run, its approvals and events as they were', async () => {
+      const { store, fail, drop } = await flakyStore();
       try {
         const lease = { owner: 'A', expiresAt: Date.now() + 60_000 };
         await store.createRun({ id: 'r', scope: 's', program: 'p', lease });
@@ -471,7 +532,7 @@ describe.skipIf(process.env.ISOCODE_TEST_PG_URL === undefined)(
           scope: 's',
           reason: '',
         });
-        failEvents = true;
+        fail.events = true;
         await expect(
           store.settleRun(
             'r',
@@ -484,7 +545,7 @@ describe.skipIf(process.env.ISOCODE_TEST_PG_URL === undefined)(
             },
           ),
         ).rejects.toBeTruthy();
-        failEvents = false;
+        fail.events = false;
         expect(await store.getRun('r')).toMatchObject({
           status: 'running',
           owner: 'A',
@@ -493,8 +554,36 @@ describe.skipIf(process.env.ISOCODE_TEST_PG_URL === undefined)(
         expect((await store.getApproval('x'))?.status).toBe('pending');
         expect(await store.listEvents('r')).toEqual([]);
       } finally {
-        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-        await store.close();
+        await drop();
+      }
+    });
+
+    it('a resolution whose last statement fails leaves the call started and the run interrupted; it can be resolved again', async () => {
+      const { store, fail, drop } = await flakyStore();
+      try {
+        const f = { owner: 'A', epoch: 1 };
+        await store.createRun({
+          id: 'r',
+          scope: 's',
+          program: 'p',
+          lease: { ...f, expiresAt: Date.now() + 60_000 },
+        });
+        await store.recordArrival({ runId: 'r', key: 'c', name: 'charge', args: null }, f);
+        await store.markCallStarted('r', 'c', f);
+        await store.settleRun('r', f, { status: 'interrupted', finishedAt: null, events: [] });
+        const resolution = { status: 'ok', result: 'receipt' } as const;
+        const data = { status: 'queued' };
+        fail.events = true;
+        await expect(store.resolveInterrupted('r', 'c', resolution, data)).rejects.toBeTruthy();
+        fail.events = false;
+        expect((await store.getCall('r', 'c'))?.status).toBe('started');
+        expect((await store.getRun('r'))?.status).toBe('interrupted');
+        expect(await store.resolveInterrupted('r', 'c', resolution, data)).toMatchObject({
+          run: { status: 'queued' },
+        });
+        expect((await store.getCall('r', 'c'))?.status).toBe('ok');
+      } finally {
+        await drop();
       }
     });
   },
