@@ -2,6 +2,7 @@
  * isocode's error model: one base class with a stable string `code`, identified by a marker
  * (not `instanceof`, which breaks across realms and duplicated package copies).
  */
+import { findJsonProblem } from './json.js';
 
 /** Every stable error code isocode reports. Codes never change meaning once published. */
 export const ERROR_CODES = [
@@ -96,4 +97,28 @@ export function isIsocodeError(value: unknown): value is IsocodeError {
 /** True when `value` is one of the published {@link ErrorCode}s. */
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && (ERROR_CODES as readonly string[]).includes(value);
+}
+
+/**
+ * The text of whatever was thrown — the one way a thrown value becomes a message: an Error's
+ * `message` (its `name` when the message is empty or not a string), a string as it is, a JSON value
+ * as its JSON (a value {@link findJsonProblem} bounds first, so a graph that shares its parts cannot
+ * hold the thread), anything else as `String()`. It never throws, whatever the value's getters,
+ * proxy traps or `toString` do; callers clip the text where it goes.
+ */
+export function thrownText(thrown: unknown): string {
+  try {
+    if (typeof thrown === 'string') return thrown;
+    if (thrown instanceof Error) {
+      const message: unknown = thrown.message;
+      if (typeof message === 'string' && message !== '') return message;
+      const name: unknown = thrown.name;
+      return typeof name === 'string' && name !== '' ? name : 'Error';
+    }
+    if (typeof thrown === 'object' && thrown !== null && findJsonProblem(thrown) === undefined)
+      return JSON.stringify(thrown);
+    return String(thrown);
+  } catch {
+    return 'a thrown value that could not be read';
+  }
 }

@@ -3,7 +3,7 @@
  * tests can drive run_code's nested dispatch (with a real parent token, through the real executor)
  * from plain TypeScript, without isolates or a type-checker.
  */
-import { IsocodeError } from './errors.js';
+import { IsocodeError, thrownText } from './errors.js';
 import type { ParentToken } from './tools/types.js';
 import type { ToolResult } from './executor/types.js';
 import { findJsonProblem, type JsonValue } from './json.js';
@@ -45,13 +45,9 @@ export function scriptedRunner(script: (api: ScriptApi) => unknown): CodeRunner 
       try {
         result = await script(api);
       } catch (err) {
-        throw new IsocodeError(
-          'CODE_RUN_FAILED',
-          err instanceof Error ? err.message : String(err),
-          {
-            details: { kind: ctx.signal.aborted ? 'aborted' : 'exception', logs, calls },
-          },
-        );
+        throw new IsocodeError('CODE_RUN_FAILED', thrownText(err), {
+          details: { kind: ctx.signal.aborted ? 'aborted' : 'exception', logs, calls },
+        });
       }
       const value = result === undefined ? null : result;
       if (findJsonProblem(value)) {

@@ -1,5 +1,5 @@
 /** CLI failures and their exit codes: 0 success, 1 a failed run or check, 2 a usage or config error. */
-import { isIsocodeError, type ErrorCode } from '../errors.js';
+import { isIsocodeError, type ErrorCode, thrownText } from '../errors.js';
 
 /** Exit code of a successful command. */
 export const EXIT_OK = 0;
@@ -34,6 +34,6 @@ export function describeFailure(err: unknown): { message: string; exitCode: numb
       message: `${err.code}: ${err.message}`,
       exitCode: STARTUP_CODES.includes(err.code) ? EXIT_USAGE : EXIT_FAILURE,
     };
-  const message = err instanceof Error ? err.message : String(err);
+  const message = thrownText(err);
   return { message, exitCode: EXIT_FAILURE };
 }

@@ -5,7 +5,7 @@
 
 import { transformSync } from 'oxc-transform';
 import type { OxcError } from 'oxc-transform';
-import { IsocodeError } from '../errors.js';
+import { IsocodeError, thrownText } from '../errors.js';
 import { LineMap, utf8ToUtf16Offset } from './positions.js';
 import { positionMapper } from './position-map.js';
 import { bodyDiagnostic } from './refusals.js';
@@ -82,7 +82,7 @@ function functionBodyError(body: string): string | undefined {
   } catch (error) {
     // Code generation from strings disabled for this Node process: the check is unavailable, not failed.
     if (error instanceof EvalError) return undefined;
-    return error instanceof Error ? error.message : String(error);
+    return thrownText(error);
   }
 }
 

@@ -3,6 +3,7 @@
  * the background (the dispatch loop's upkeep, at most every `everyMs`), so `/healthz` and
  * `/metrics` read it without waiting on the store.
  */
+import { thrownText } from '../errors.js';
 import type { RunStore, StoreStats } from './store.js';
 
 /** The store's health as last seen. */
@@ -45,7 +46,7 @@ export class StoreHealth {
       } catch (error) {
         this.#state = {
           status: 'unreachable',
-          message: error instanceof Error ? error.message : String(error),
+          message: thrownText(error),
           checkedAt: Date.now(),
           stats: this.#state.stats,
         };

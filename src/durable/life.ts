@@ -11,6 +11,7 @@
  * - this replica is shutting down: `releaseRun`, so another replica claims it at once;
  * - the lease was lost: nothing (the new holder owns every write).
  */
+import { thrownText } from '../errors.js';
 import type { JsonValue } from '../json.js';
 import type { Runtime } from '../runtime-types.js';
 import { ISOCODE_DECIDER } from './approvals.js';
@@ -55,7 +56,6 @@ export interface LocalRun {
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const codeOf = (e: unknown): unknown =>
   typeof e === 'object' && e !== null ? (e as { code?: unknown }).code : undefined;
-const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 const corrupt = (message: string): ReplayVerdict => ({
   status: 'failed',
   error: { code: 'STORE_CORRUPT', message },
@@ -151,7 +151,7 @@ export function startLife(
             },
           },
         ).catch((error: unknown) => {
-          if (codeOf(error) === 'STORE_CORRUPT') return corrupt(messageOf(error));
+          if (codeOf(error) === 'STORE_CORRUPT') return corrupt(thrownText(error));
           throw error;
         });
   run.done = executed
@@ -236,7 +236,7 @@ async function settle(
       // The store refused the outcome itself: record that, which it can hold, instead.
       const stored = {
         code: 'INTERNAL_ERROR',
-        message: `the run ended ${status}, but its outcome could not be stored (${messageOf(cause)}); it is reported as failed`,
+        message: `the run ended ${status}, but its outcome could not be stored (${thrownText(cause)}); it is reported as failed`,
       };
       settled = await write('failed', undefined, stored).catch(() => undefined);
       break;

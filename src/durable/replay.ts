@@ -21,7 +21,7 @@
  * runs ({@link durableCallsMiddleware}) and `ok`/`error` with its result when it settles, before the
  * program sees the result.
  */
-import { IsocodeError, type ErrorCode } from '../errors.js';
+import { IsocodeError, type ErrorCode, thrownText } from '../errors.js';
 import type { ExecuteMiddleware, ToolResult } from '../executor/types.js';
 import type { JsonValue } from '../json.js';
 import { durableSeamOf, markReplayed, type DurableSeam } from '../run-code/durable-seam.js';
@@ -66,7 +66,6 @@ function failed(name: string, key: string, code: ErrorCode, message: string): To
   };
 }
 
-const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 const codeOf = (e: unknown): unknown =>
   typeof e === 'object' && e !== null ? (e as { code?: unknown }).code : undefined;
 const isUnavailable = (e: unknown): boolean => codeOf(e) === 'STORE_UNAVAILABLE';
@@ -328,8 +327,8 @@ export class RunJournal implements DurableSeam {
     this.#writes = next.catch((e: unknown) => {
       this.#halt(
         isLostLease(e)
-          ? { kind: 'lost', message: errorText(e) }
-          : { kind: 'store', message: errorText(e) },
+          ? { kind: 'lost', message: thrownText(e) }
+          : { kind: 'store', message: thrownText(e) },
       );
     });
     return next;

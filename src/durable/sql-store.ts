@@ -6,7 +6,7 @@
  * and claimable runs are announced by NOTIFY (approval waiters; every replica's dispatcher), with
  * polling as the safety net.
  */
-import { IsocodeError } from '../errors.js';
+import { IsocodeError, thrownText } from '../errors.js';
 import { ApprovalWaiters } from './approval-waiters.js';
 import { isSchemaName, migrate } from './migrations.js';
 import type { Row } from './rows.js';
@@ -44,7 +44,7 @@ const UNREACHABLE_CODES = new Set([
 function unreachable(cause: unknown): boolean {
   const code = (cause as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && UNREACHABLE_CODES.has(code)) return true;
-  const message = cause instanceof Error ? cause.message : String(cause);
+  const message = thrownText(cause);
   return /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|Client has encountered a connection error/i.test(
     message,
   );
@@ -58,7 +58,7 @@ export function storeError(cause: unknown): IsocodeError {
   if (unreachable(cause))
     return new IsocodeError(
       'STORE_UNAVAILABLE',
-      `the run store (PostgreSQL) is unreachable: ${cause instanceof Error ? cause.message : String(cause)}`,
+      `the run store (PostgreSQL) is unreachable: ${thrownText(cause)}`,
       { cause },
     );
   return new IsocodeError('INTERNAL_ERROR', 'the run store (PostgreSQL) failed', { cause });

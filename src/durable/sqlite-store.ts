@@ -5,7 +5,7 @@
  * second one opening the same file is refused at open, by SQLite's exclusive lock, which the
  * kernel frees when the holder dies).
  */
-import { IsocodeError } from '../errors.js';
+import { IsocodeError, thrownText } from '../errors.js';
 import { Emitter } from '../events/emitter.js';
 import { ApprovalWaiters } from './approval-waiters.js';
 import { approvalMethods } from './sqlite-approvals.js';
@@ -62,7 +62,7 @@ export function openSqliteStore(options: SqliteStoreOptions = {}): RunStore {
   } catch (cause) {
     db.close();
     if (cause instanceof IsocodeError) throw cause;
-    const busy = /locked|busy/i.test(cause instanceof Error ? cause.message : String(cause));
+    const busy = /locked|busy/i.test(thrownText(cause));
     throw new IsocodeError(
       'STORE_UNAVAILABLE',
       busy

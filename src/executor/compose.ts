@@ -24,7 +24,9 @@ export function compose(
       try {
         return Promise.resolve(mw(ctx, () => dispatch(i + 1)));
       } catch (err) {
-        return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+        // Whatever it is, as it is: runBody reads it with bodyError.
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+        return Promise.reject(err);
       }
     };
     return dispatch(0);

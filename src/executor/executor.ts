@@ -7,6 +7,7 @@
  * Each stage returns a `{ ok }` outcome; the first refusal goes straight to `#finish`.
  * `execute` never rejects: it resolves to a discriminated {@link ToolResult}.
  */
+import { thrownText } from '../errors.js';
 import { performance } from 'node:perf_hooks';
 import type { JsonValue } from '../json.js';
 import type { ToolRegistry } from '../tools/registry.js';
@@ -21,7 +22,7 @@ import { HookSet } from './hook-set.js';
 import {
   errorContent,
   failure,
-  toContent,
+  contentBlocks,
   type Outcome,
   type Settled,
   type StageOutcome,
@@ -60,7 +61,6 @@ export interface ExecutorOptions {
 }
 
 const GO = { ok: true, value: undefined } as const;
-const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 /** The executor. Create it through `createRuntime` (or directly over a registry). */
 export class Executor {
@@ -109,7 +109,7 @@ export class Executor {
   execute(raw: ToolCall, options: ExecuteOptions = {}): Promise<ToolResult> {
     const call = new CallRecord(raw, options, this.#tokens, this.#registry);
     const work = this.#run(call).catch((err: unknown) =>
-      this.#finish(call, failure('INTERNAL_ERROR', `internal error: ${message(err)}`)),
+      this.#finish(call, failure('INTERNAL_ERROR', `internal error: ${thrownText(err)}`)),
     );
     // The parent execution does not settle before its nested calls have.
     const inFlight = call.parent?.inFlight;
@@ -164,7 +164,7 @@ export class Executor {
     const decided = parent.scheduler.free(safe)
       ? undefined
       : decideOnArrival(deps, ctx, call.stages).catch((err: unknown): StageOutcome<undefined> =>
-          failure('INTERNAL_ERROR', `internal error: ${message(err)}`),
+          failure('INTERNAL_ERROR', `internal error: ${thrownText(err)}`),
         );
     const ran = await parent.scheduler.run(safe, call.signal, async () => {
       const startedAt = performance.now();
@@ -295,12 +295,15 @@ export class Executor {
   /** Post-execute and finalize: every call ends here, exactly once. */
   #finish(call: CallRecord, outcome: Outcome): ToolResult | Promise<ToolResult> {
     const tool = call.tool;
+    // A render that throws or returns no content falls back to the value's JSON text.
     const render = (value: JsonValue): ContentBlock[] => {
+      let rendered: unknown;
       try {
-        return toContent(tool ? tool.render(value) : JSON.stringify(value, null, 2));
+        rendered = tool ? tool.render(value) : undefined;
       } catch {
-        return toContent(JSON.stringify(value, null, 2)); // a failing render falls back to JSON text
+        rendered = undefined;
       }
+      return contentBlocks(rendered) ?? [{ type: 'text', text: JSON.stringify(value, null, 2) }];
     };
     const settled: Settled = outcome.ok
       ? { ok: true, value: outcome.value, content: render(outcome.value), context: [] }
@@ -333,8 +336,7 @@ export class Executor {
     for (const finalizer of [call.tool?.finalizeContent, this.#finalizeContent]) {
       if (!finalizer) continue;
       try {
-        const next = finalizer(content, summary);
-        if (Array.isArray(next)) content = next;
+        content = contentBlocks(finalizer(content, summary)) ?? content;
       } catch {
         // a failing finalizer keeps the content it was given
       }

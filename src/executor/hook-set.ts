@@ -3,9 +3,10 @@
  * guards, post-execute) over a state, each hook's failure contained. Execute middleware is an
  * onion instead (see compose.ts).
  */
+import { thrownText } from '../errors.js';
 import { findJsonProblem, type JsonValue } from '../json.js';
 import type { ContentBlock } from '../tools/types.js';
-import { capMessage, errorContent, type Settled } from './outcome.js';
+import { capMessage, contentBlocks, errorContent, type Settled } from './outcome.js';
 import type {
   ExecuteMiddleware,
   GuardHook,
@@ -45,7 +46,7 @@ async function fold<H, S>(
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
 const failedWith = (who: string, err: unknown): string =>
-  `${who} failed: ${capMessage(err instanceof Error ? err.message : String(err))}`;
+  `${who} failed: ${capMessage(thrownText(err))}`;
 
 /** The verdict of the pre-execute hooks: a denial, or the messages of the hooks that asked. */
 export interface PreVerdict {
@@ -198,12 +199,7 @@ function applyPost(
     return { ok: false, error, content: errorContent(error), context: current.context };
   }
   if (d.action !== 'replace') return current;
-  const content: ContentBlock[] | undefined =
-    typeof d.content === 'string'
-      ? [{ type: 'text', text: d.content }]
-      : Array.isArray(d.content)
-        ? (d.content as ContentBlock[])
-        : undefined;
+  const content = contentBlocks(d.content);
   // Only the content of a failure can change.
   if (!current.ok) return content ? { ...current, content } : current;
   const replaced = 'value' in d && findJsonProblem(d.value) === undefined;

@@ -2,7 +2,7 @@
  * Outcomes: what each stage returns, errors as data, model-facing content, and the stage-order
  * check.
  */
-import { IsocodeError, isIsocodeError, type ErrorCode } from '../errors.js';
+import { IsocodeError, isIsocodeError, thrownText, type ErrorCode } from '../errors.js';
 import { findJsonProblem, type JsonValue } from '../json.js';
 import { clipText } from '../text/clip.js';
 import type { ContentBlock } from '../tools/types.js';
@@ -64,6 +64,7 @@ const BODY_CODES = new Set<ErrorCode>([
   'LIMIT_EXCEEDED',
   'CODE_RUN_FAILED',
   'OVERLOADED',
+  'SHUTTING_DOWN',
 ]);
 const MAX_MESSAGE = 4_000;
 
@@ -72,29 +73,32 @@ export function capMessage(message: string): string {
   return clipText(message, MAX_MESSAGE);
 }
 
-/** Turns whatever a body threw into an error: its message is kept, its stack never is. */
+/**
+ * Turns whatever a body threw into an error: its message is kept, its stack never is. It never
+ * throws: a value whose getters or traps throw reads as {@link thrownText} says.
+ */
 export function bodyError(thrown: unknown): {
   code: ErrorCode;
   message: string;
   details?: Record<string, unknown> | undefined;
 } {
-  if (isIsocodeError(thrown) && BODY_CODES.has(thrown.code)) {
-    // Details travel to the caller only when they are plain JSON.
-    const details =
-      thrown.details !== undefined && findJsonProblem(thrown.details) === undefined
-        ? thrown.details
-        : undefined;
-    return { code: thrown.code, message: capMessage(thrown.message), details };
-  }
-  if (thrown instanceof Error)
-    return { code: 'TOOL_ERROR', message: capMessage(thrown.message || thrown.name) };
-  let text: string;
   try {
-    text = typeof thrown === 'string' ? thrown : (JSON.stringify(thrown) ?? String(thrown));
+    if (isIsocodeError(thrown) && BODY_CODES.has(thrown.code)) {
+      // Details travel to the caller only when they are plain JSON.
+      const details: unknown = thrown.details;
+      return {
+        code: thrown.code,
+        message: capMessage(thrownText(thrown)),
+        details:
+          details !== undefined && findJsonProblem(details) === undefined
+            ? (details as Record<string, unknown>)
+            : undefined,
+      };
+    }
   } catch {
-    text = 'the tool threw a non-Error value';
+    // a marker-bearing value whose fields cannot be read is an ordinary throw
   }
-  return { code: 'TOOL_ERROR', message: capMessage(text) };
+  return { code: 'TOOL_ERROR', message: capMessage(thrownText(thrown)) };
 }
 
 /**
@@ -115,10 +119,58 @@ export function modelContent(result: ToolResult): ContentBlock[] {
   return result.ok || result.content.length > 0 ? result.content : errorContent(result.error);
 }
 
-/** Normalises a render's output to content blocks. */
-export function toContent(rendered: string | ContentBlock[]): ContentBlock[] {
-  if (typeof rendered === 'string') return [{ type: 'text', text: rendered }];
-  return rendered;
+/**
+ * Content blocks from what a render, a finalizer or a post-execute hook returned — the one check
+ * of their shape: a string is one text block; a list is copied block by block into fresh plain
+ * objects (a later change to the returned list cannot reach the result). Anything else — a block
+ * of another shape, a getter that throws, more than 1,000 blocks — is undefined: the caller keeps
+ * what it had.
+ */
+export function contentBlocks(value: unknown): ContentBlock[] | undefined {
+  try {
+    if (typeof value === 'string') return [{ type: 'text', text: value }];
+    if (!Array.isArray(value) || value.length > MAX_BLOCKS) return undefined;
+    const out: ContentBlock[] = [];
+    for (const block of value as unknown[]) {
+      const copy = blockOf(block);
+      if (copy === undefined) return undefined;
+      out.push(copy);
+    }
+    return out;
+  } catch {
+    return undefined;
+  }
+}
+
+const MAX_BLOCKS = 1_000;
+const isText = (v: unknown): v is string => typeof v === 'string';
+
+function blockOf(block: unknown): ContentBlock | undefined {
+  if (typeof block !== 'object' || block === null) return undefined;
+  const b = block as Record<string, unknown>;
+  const type = b.type;
+  if (type === 'text') {
+    const text = b.text;
+    return isText(text) ? { type, text } : undefined;
+  }
+  if (type === 'image') {
+    const { data, mimeType } = b;
+    return isText(data) && isText(mimeType) ? { type, data, mimeType } : undefined;
+  }
+  if (type === 'resource' && typeof b.resource === 'object' && b.resource !== null) {
+    const { uri, mimeType, text } = b.resource as Record<string, unknown>;
+    if (!isText(uri) || !(mimeType === undefined || isText(mimeType))) return undefined;
+    if (!(text === undefined || isText(text))) return undefined;
+    return {
+      type,
+      resource: {
+        uri,
+        ...(mimeType === undefined ? {} : { mimeType }),
+        ...(text === undefined ? {} : { text }),
+      },
+    };
+  }
+  return undefined;
 }
 
 /** An error as data. */

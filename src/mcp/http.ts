@@ -3,6 +3,7 @@
  * (the stack of `isocode serve`), the same access rule (src/server/auth.ts), and a session table with
  * per-key quotas (./sessions.ts). See docs/decisions/011-one-access-rule.md.
  */
+import { thrownText } from '../errors.js';
 import { randomUUID } from 'node:crypto';
 import type { Server as NodeServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -247,9 +248,7 @@ export async function serveMcpHttp(options: McpHttpOptions): Promise<McpHttpHand
     }
   });
   app.all('*', (c) => rpcError(c, 404, `not found: use ${path}`));
-  app.onError((err, c) =>
-    rpcError(c, 500, `internal error: ${err instanceof Error ? err.message : String(err)}`),
-  );
+  app.onError((err, c) => rpcError(c, 500, `internal error: ${thrownText(err)}`));
 
   const sweep = setInterval(() => sessions.sweep(Date.now() - idleMs), Math.min(idleMs, 60_000));
   sweep.unref();

@@ -14,7 +14,7 @@ import {
   type Diagnostic,
   type TypeChecker,
 } from '../compile/index.js';
-import { IsocodeError, isIsocodeError } from '../errors.js';
+import { IsocodeError, isIsocodeError, thrownText } from '../errors.js';
 import {
   DEFAULT_LIMITS,
   resolveLimits,
@@ -333,7 +333,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
         throw failure('typecheck', err.message, { logs, calls }, notes);
       throw failure(
         'internal',
-        `the type-checker failed: ${err instanceof Error ? err.message : String(err)}`,
+        `the type-checker failed: ${thrownText(err)}`,
         { logs, calls },
         notes,
       );

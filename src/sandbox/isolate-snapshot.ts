@@ -4,6 +4,7 @@
  * from it runs {@link CLAIM_CODE} in each fresh context instead of the bootstrap script. Any failure
  * to take or claim it turns it off for the life of the process, and isolates run the script.
  */
+import { thrownText } from '../errors.js';
 import ivm from 'isolated-vm';
 import { SNAPSHOT_CLAIM } from '../../sdk-templates/isolate/protocol.js';
 import { loadBootstrapScript } from './isolate-code.js';
@@ -63,7 +64,7 @@ export function startupSnapshot(): Promise<ivm.ExternalCopy<ArrayBuffer> | undef
 
 /** Turns the snapshot off for the life of the process, keeping `error`'s message as the reason. */
 export function snapshotGaveUp(error: unknown): void {
-  snapshotFailure = error instanceof Error ? error.message : String(error);
+  snapshotFailure = thrownText(error);
 }
 
 /** Why this process's isolates run the bootstrap script instead of starting from the snapshot. */

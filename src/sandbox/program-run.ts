@@ -8,6 +8,7 @@
  * disposal. Everything a run receives from the isolate goes through references made for this run
  * alone and released with it, so nothing of one run can reach the next one on the same isolate.
  */
+import { thrownText } from '../errors.js';
 import {
   MESSAGE,
   PROGRAM_FILENAME,
@@ -84,7 +85,7 @@ function killed(reason: KillReason, limits: SandboxLimits): Decoded {
 }
 
 function firstLine(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = thrownText(error);
   return cutText(message.split('\n')[0] ?? '', 500);
 }
 

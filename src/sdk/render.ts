@@ -1,4 +1,5 @@
 /** Tool catalog → the SDK declaration text a program is written and type-checked against. */
+import { thrownText } from '../errors.js';
 import { createHash } from 'node:crypto';
 import type { ToolSchema } from '../tools/types.js';
 import { INDENT, type RefResolver, printType } from './ast.js';
@@ -79,7 +80,7 @@ function ownValue(o: object, key: string): unknown {
 
 function message(err: unknown): string {
   try {
-    return err instanceof Error ? err.message : String(err);
+    return thrownText(err);
   } catch {
     return 'unreadable error';
   }

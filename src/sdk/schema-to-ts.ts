@@ -1,4 +1,5 @@
 /** Standalone JSON Schema → TypeScript conversion (the converter behind renderSdk, for tests and tools). */
+import { thrownText } from '../errors.js';
 import { printType } from './ast.js';
 import { SchemaConverter, type SchemaDoc } from './convert.js';
 import { printDeclarations } from './declarations.js';
@@ -51,7 +52,7 @@ export function jsonSchemaToTs(
         : printType(node, '', (ref) => converter.named.get(ref.key)?.name ?? 'unknown');
     return { type, declarations: declarations.join('\n\n'), warnings: converter.warnings };
   } catch (err) {
-    const message = `schema could not be read: ${err instanceof Error ? err.message : String(err)}`;
+    const message = `schema could not be read: ${thrownText(err)}`;
     return {
       type: 'unknown',
       declarations: '',

@@ -1,4 +1,5 @@
 /** Request bodies: JSON parsing and the strict zod schemas of each route. */
+import { thrownText } from '../errors.js';
 import { z } from 'zod';
 import { formatIssues, zodIssues } from '../tools/schema.js';
 import { IsocodeError } from '../index.js';
@@ -52,10 +53,7 @@ export async function parseBody<S extends z.ZodType>(
   try {
     json = JSON.parse(text);
   } catch (err) {
-    throw new IsocodeError(
-      'BAD_REQUEST',
-      `the request body is not valid JSON: ${err instanceof Error ? err.message : String(err)}`,
-    );
+    throw new IsocodeError('BAD_REQUEST', `the request body is not valid JSON: ${thrownText(err)}`);
   }
   const parsed = schema.safeParse(json);
   if (!parsed.success) {

@@ -1,4 +1,5 @@
 /** JSON with comments and trailing commas (the dialect of editors' settings files). */
+import { thrownText } from '../errors.js';
 
 /** Why a JSONC text does not parse, with a 1-based position when known. */
 export class JsoncSyntaxError extends Error {
@@ -54,7 +55,7 @@ export function parseJsonc(text: string): unknown {
   try {
     return JSON.parse(blanked) as unknown;
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = thrownText(error);
     const lineCol = /line (\d+) column (\d+)/.exec(message);
     if (lineCol) return fail(message, Number(lineCol[1]), Number(lineCol[2]));
     const pos = /position (\d+)/.exec(message);

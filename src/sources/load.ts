@@ -1,4 +1,5 @@
 /** Loads every source of a config into one tool list. */
+import { thrownText } from '../errors.js';
 import { IsocodeError, isIsocodeError } from '../index.js';
 import type { ToolDefinition } from '../index.js';
 import { formatConfigPath } from './config.js';
@@ -135,7 +136,7 @@ function wrapFailure(error: unknown, index: number, source: SourceConfig): Isoco
       cause: error,
     });
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = thrownText(error);
   return new IsocodeError('INVALID_CONFIG', `${where}: ${message}`, {
     details: { sourceIndex: index },
     cause: error,

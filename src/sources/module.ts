@@ -1,4 +1,5 @@
 /** Tools from a JS or TS module file. */
+import { thrownText } from '../errors.js';
 import { stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -122,7 +123,7 @@ export async function loadModuleTools(file: string): Promise<ToolDefinition[]> {
     mod = await importModule(file);
   } catch (error) {
     if (isIsocodeError(error)) throw error;
-    const message = error instanceof Error ? error.message : String(error);
+    const message = thrownText(error);
     throw new IsocodeError('INVALID_CONFIG', `cannot load tools module ${file}: ${message}`, {
       details: { module: file },
       cause: error,

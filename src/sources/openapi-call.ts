@@ -6,6 +6,7 @@
  * LIMIT_EXCEEDED; invalid JSON, a wrong content type or a refused redirect is UPSTREAM_ERROR; a
  * network failure is UPSTREAM_UNAVAILABLE.
  */
+import { thrownText } from '../errors.js';
 import { IsocodeError } from '../index.js';
 import type { JsonValue } from '../index.js';
 import { jsonTooDeep } from '../json.js';
@@ -110,10 +111,7 @@ export function buildRequest(
     }
   } catch (error) {
     if (error instanceof IsocodeError) throw error;
-    throw toolError(
-      `${where}: a parameter cannot be sent: ${error instanceof Error ? error.message : String(error)}`,
-      {},
-    );
+    throw toolError(`${where}: a parameter cannot be sent: ${thrownText(error)}`, {});
   }
   if (cookies.length > 0) headers.set('cookie', cookies.join('; '));
   if (!headers.has('accept'))

@@ -3,6 +3,7 @@
  * origin, at most five), and bodies read as a stream that stops at a byte limit. Whatever the remote
  * sends is hostile: a body is never buffered past the limit, and a redirect never leaves the origin.
  */
+import { thrownText } from '../errors.js';
 import { IsocodeError } from '../index.js';
 import { cutText } from '../text/clip.js';
 
@@ -50,7 +51,7 @@ export async function send(request: HttpRequest, signal: AbortSignal): Promise<R
     } catch (error) {
       if (signal.aborted) throw signal.reason;
       const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-      const why = cause instanceof Error ? cause.message : String(cause);
+      const why = thrownText(cause);
       throw new HttpFailure(`${method} ${url.origin}${url.pathname} failed: ${why}`, 'network', {
         cause: error,
       });
@@ -148,7 +149,7 @@ export async function fetchDocument(
   try {
     response = await send({ method: 'GET', url, headers, body: undefined }, signal);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = thrownText(error);
     throw new IsocodeError(
       'INVALID_CONFIG',
       `cannot fetch OpenAPI document ${url.href}: ${message}`,

@@ -5,6 +5,7 @@
  * endless object), then check the shape tool generation relies on. JSON only (decision record 036).
  * Every failure is INVALID_CONFIG.
  */
+import { thrownText } from '../errors.js';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { FileInfo, ParserOptions } from '@apidevtools/json-schema-ref-parser';
@@ -111,7 +112,7 @@ function refParserOptions(
 
 function messageOf(error: unknown): string {
   if (isIsocodeError(error)) return error.message;
-  return error instanceof Error ? error.message : String(error);
+  return thrownText(error);
 }
 
 /**

@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import type { Ajv, ValidateFunction, ErrorObject } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { z } from 'zod';
-import { IsocodeError } from '../errors.js';
+import { IsocodeError, thrownText } from '../errors.js';
 import type { JsonSchema, SchemaLike } from './types.js';
 import { clipText } from '../text/clip.js';
 import { MAX_JSON_DEPTH } from '../json.js';
@@ -200,8 +200,7 @@ function compileJsonSchema(schema: JsonSchema): CompiledSchema {
   };
 }
 
-const messageOf = (cause: unknown): string =>
-  cause instanceof Error ? cause.message : String(cause);
+const messageOf = (cause: unknown): string => thrownText(cause);
 
 /** Schemas {@link compileAhead} compiled: deep-frozen copies no one else holds, so never stale. */
 const compiledAhead = new WeakMap<object, CompiledSchema>();

@@ -155,6 +155,146 @@ describe('the pipeline', () => {
     expect(text).not.toMatch(/\bat .*\.ts:\d+/);
   });
 
+  it('whatever a body or a middleware throws settles TOOL_ERROR at once; nothing of it can throw again', async () => {
+    const getterThrows = new Error('x');
+    Object.defineProperty(getterThrows, 'message', {
+      get() {
+        throw getterThrows;
+      },
+    });
+    const numeric = Object.assign(new Error(), { message: 42 as unknown as string });
+    const trap = new Proxy(
+      {},
+      {
+        getPrototypeOf() {
+          throw new Error('trap');
+        },
+        get() {
+          throw new Error('trap');
+        },
+      },
+    );
+    const toStringThrows = {
+      toString() {
+        throw new Error('no');
+      },
+      toJSON() {
+        throw new Error('no');
+      },
+    };
+    const thrown: Record<string, unknown> = {
+      getter: getterThrows,
+      numeric,
+      trap,
+      toString: toStringThrows,
+      string: 'plain text',
+      json: { reason: 'quota' },
+    };
+    const tools = Object.keys(thrown).map((name) =>
+      defineTool({
+        name,
+        description: '',
+        input: {},
+        execute: () => {
+          throw thrown[name];
+        },
+      }),
+    );
+    const inMiddleware = defineTool({ name: 'mw', description: '', input: {}, execute: () => 1 });
+    const rt = await createRuntime({
+      tools: [...tools, inMiddleware],
+      defaultTimeoutMs: 60_000,
+      hooks: {
+        execute: (ctx, next) => {
+          if (ctx.call.name === 'mw') throw getterThrows;
+          return next();
+        },
+      },
+    });
+    const messages: Record<string, string> = {};
+    for (const name of [...Object.keys(thrown), 'mw']) {
+      const started = Date.now();
+      const res = await rt.execute({ name, args: {} });
+      expect(!res.ok && res.error.code, name).toBe('TOOL_ERROR');
+      expect(Date.now() - started, name).toBeLessThan(30_000); // not the time limit's settlement
+      messages[name] = res.ok ? '' : res.error.message;
+    }
+    expect(messages).toEqual({
+      getter: 'a thrown value that could not be read',
+      numeric: 'Error',
+      trap: 'a thrown value that could not be read',
+      toString: 'a thrown value that could not be read',
+      string: 'plain text',
+      json: '{"reason":"quota"}',
+      mw: 'a thrown value that could not be read',
+    });
+    await rt.close();
+  });
+
+  it('a render, finalizer or post-execute hook that returns no content blocks leaves valid content', async () => {
+    const shapes: unknown[] = [
+      undefined,
+      42,
+      [{ type: 'text' }],
+      [{ type: 'text', text: 1 }],
+      [{ type: 'image', data: 'x' }],
+      [null],
+      { length: 1, 0: { type: 'text', text: 'x' } },
+    ];
+    const tools = shapes.map((shape, i) =>
+      defineTool({
+        name: `r${i}`,
+        description: '',
+        input: {},
+        execute: () => ({ n: i }),
+        render: () => shape as string,
+      }),
+    );
+    const finalized = defineTool({
+      name: 'fin',
+      description: '',
+      input: {},
+      execute: () => ({ n: 'fin' }),
+      finalizeContent: () => [{ type: 'text' }] as unknown as ContentBlock[],
+    });
+    const posted = defineTool({ name: 'post', description: '', input: {}, execute: () => 'v' });
+    const rt = await createRuntime({
+      tools: [...tools, finalized, posted],
+      hooks: {
+        postExecute: (c) =>
+          c.call.name === 'post' ? { action: 'replace', content: [{ bogus: true }] } : undefined,
+      },
+    });
+    for (let i = 0; i < shapes.length; i++) {
+      const res = await rt.execute({ name: `r${i}`, args: {} });
+      expect(res.content, `shape ${i}`).toEqual([
+        { type: 'text', text: JSON.stringify({ n: i }, null, 2) },
+      ]);
+    }
+    expect((await rt.execute({ name: 'fin', args: {} })).content).toEqual([
+      { type: 'text', text: JSON.stringify({ n: 'fin' }, null, 2) },
+    ]);
+    // The hook's content is not blocks: the tool's own rendering of its value stays.
+    expect((await rt.execute({ name: 'post', args: {} })).content).toEqual([
+      { type: 'text', text: 'v' },
+    ]);
+    // A well-formed list is copied: changing it after the call changes nothing.
+    const blocks: ContentBlock[] = [{ type: 'text', text: 'shown' }];
+    const copied = defineTool({
+      name: 'copied',
+      description: '',
+      input: {},
+      execute: () => 1,
+      render: () => blocks,
+    });
+    const rt2 = await createRuntime({ tools: [copied] });
+    const res = await rt2.execute({ name: 'copied', args: {} });
+    blocks[0] = { type: 'text', text: 'changed' };
+    expect(res.content).toEqual([{ type: 'text', text: 'shown' }]);
+    await rt.close();
+    await rt2.close();
+  });
+
   it('output must be JSON and match the output schema (INVALID_TOOL_OUTPUT)', async () => {
     const notJson = defineTool({
       name: 'nj',
