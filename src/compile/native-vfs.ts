@@ -9,6 +9,8 @@ import type { FileSystem } from 'typescript-native/unstable/fs';
 /** Root directory of isocode's virtual files inside the compiler process. */
 export const VFS_ROOT = '/isocode';
 const LIB_FILE = /(^|[\\/])lib\.[\w.-]+\.d\.ts$/;
+/** A UTF-16 code unit of a surrogate pair standing alone (with the `u` flag a pair is one code point). */
+const LONE_SURROGATE = /\p{Surrogate}/gu;
 /** A project directory (see {@link newProjectDir}) and the slot directory below it, as found in messages. */
 const PROJECT_PATH = /\/isocode\/[0-9a-f]{32}\/(?:s\d+\/)?/g;
 
@@ -29,8 +31,14 @@ export function hideProjectPaths(text: string): string {
 export class VirtualFiles {
   private readonly files = new Map<string, string>();
 
+  /**
+   * Sets a file. A lone surrogate (a program's `"\ud800"`, an upstream tool's description) is
+   * replaced by U+FFFD, one code unit for one, so every position the compiler reports is unchanged:
+   * the compiler's transport cannot carry one, and a file holding one stalled the process, and with
+   * it every scope's check, until its time limit.
+   */
   set(path: string, text: string): void {
-    this.files.set(path, text);
+    this.files.set(path, text.replace(LONE_SURROGATE, '\uFFFD'));
   }
 
   delete(path: string): void {
