@@ -29,3 +29,33 @@ export function integerOptionOr(
 ): number {
   return value === undefined ? fallback : integerOption(name, value, min);
 }
+
+/**
+ * The longest delay Node's timers keep: 2^31 − 1 ms (24.8 days). A longer one fires after 1 ms
+ * (Node clamps it, with a warning), so a time limit above it would end every call at once.
+ */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * `value` when it is a whole number of milliseconds from `min` to {@link MAX_TIMER_MS}.
+ * @throws IsocodeError INVALID_CONFIG otherwise.
+ */
+export function durationOption(name: string, value: unknown, min: number): number {
+  const ms = integerOption(name, value, min);
+  if (ms <= MAX_TIMER_MS) return ms;
+  throw new IsocodeError(
+    'INVALID_CONFIG',
+    `${name} must be at most ${MAX_TIMER_MS} ms (24.8 days, the longest timer Node keeps), got ${ms}`,
+    { details: { option: name } },
+  );
+}
+
+/** {@link durationOption} of `value`, or `fallback` when it is undefined. */
+export function durationOptionOr(
+  name: string,
+  value: unknown,
+  fallback: number,
+  min: number,
+): number {
+  return value === undefined ? fallback : durationOption(name, value, min);
+}

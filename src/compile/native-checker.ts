@@ -19,7 +19,7 @@ import type {
   TranspileVerdict,
   TypeChecker,
 } from './types.js';
-import { integerOptionOr } from '../options.js';
+import { durationOptionOr, integerOptionOr } from '../options.js';
 
 /** Options of {@link createNativeChecker}. */
 export interface NativeCheckerOptions {
@@ -80,7 +80,7 @@ export function createNativeChecker(options: NativeCheckerOptions = {}): TypeChe
   const settings: SessionSettings = {
     maxSdks: positiveInt(options.maxSdks, 8, 'maxSdks'),
     slotsPerSdk: positiveInt(options.slotsPerSdk, 2, 'slotsPerSdk'),
-    timeoutMs: positiveInt(options.timeoutMs, 15_000, 'timeoutMs'),
+    timeoutMs: durationOptionOr('timeoutMs', options.timeoutMs, 15_000, 1),
     maxDiagnostics: positiveInt(options.maxDiagnostics, 20, 'maxDiagnostics'),
     includeWarnings: options.includeWarnings ?? false,
     maxRssBytes: positiveInt(options.maxRssBytes, 512 * 1024 * 1024, 'maxRssBytes'),

@@ -3,7 +3,7 @@
  * and returns a runtime with `start(...)` (background runs with handles) and `runs` (the manager the
  * HTTP routes serve).
  */
-import { IsocodeError } from '../errors.js';
+import { durationOption, MAX_TIMER_MS } from '../options.js';
 import { createRuntime } from '../runtime.js';
 import type { Runtime, RuntimeOptions } from '../runtime-types.js';
 import { createParkedApprover, type ParkedRunLink } from './approvals.js';
@@ -88,14 +88,8 @@ export async function createDurableRuntime(
     runs: runOptions,
     ...runtimeOptions
   } = options;
-  if (
-    humanApprovalTimeoutMs !== undefined &&
-    !(Number.isFinite(humanApprovalTimeoutMs) && humanApprovalTimeoutMs >= 1)
-  )
-    throw new IsocodeError(
-      'INVALID_CONFIG',
-      `humanApprovalTimeoutMs must be a finite number of milliseconds of at least 1, got ${String(humanApprovalTimeoutMs)}`,
-    );
+  if (humanApprovalTimeoutMs !== undefined)
+    durationOption('humanApprovalTimeoutMs', humanApprovalTimeoutMs, 1);
   const store = isStore(storeOption) ? storeOption : await openRunStore(storeOption);
   // The approver needs the manager, the manager the runtime, the runtime the approver: a late link.
   const late: { link?: ParkedRunLink } = {};
@@ -103,7 +97,10 @@ export async function createDurableRuntime(
   const runtime: Runtime = await createRuntime({
     ...runtimeOptions,
     // The executor's own bound sits above the parked approver's, which settles first.
-    approvalTimeoutMs: Math.max(runtimeOptions.approvalTimeoutMs ?? 0, approvalTimeoutMs + 5_000),
+    approvalTimeoutMs: Math.min(
+      MAX_TIMER_MS,
+      Math.max(runtimeOptions.approvalTimeoutMs ?? 0, approvalTimeoutMs + 5_000),
+    ),
     approver: createParkedApprover({
       store,
       fallback: runtimeOptions.approver,
@@ -119,13 +116,15 @@ export async function createDurableRuntime(
     await store.close();
     throw error;
   });
-  const runs = createRunManager({
-    ...runOptions,
-    runtime,
-    store,
-    replicaId,
-    replica: recovery,
-  });
+  let runs: RunManager;
+  try {
+    runs = createRunManager({ ...runOptions, runtime, store, replicaId, replica: recovery });
+  } catch (error) {
+    // An option the manager refuses (INVALID_CONFIG): nothing opened here is left behind.
+    await runtime.close();
+    await store.close();
+    throw error;
+  }
   late.link = runs.link;
   let closed: Promise<void> | undefined;
   return Object.assign({}, runtime, {

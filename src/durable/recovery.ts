@@ -13,6 +13,7 @@
  * claims it and hands it to {@link ReplicaOptions.launch}. It runs on a timer, on the store's wake
  * signal (another replica queued, released or a human decided) and whenever a local slot frees.
  */
+import { durationOptionOr } from '../options.js';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Fence, RunRecord, RunStatus, RunStore } from './store.js';
@@ -113,9 +114,14 @@ export class Replica {
     this.#store = store;
     this.id = options.id ?? defaultReplicaId();
     // Whole milliseconds: a lease's end is stored in an integer column.
-    this.leaseMs = Math.max(50, Math.round(options.leaseMs ?? DEFAULT_LEASE_MS));
-    this.#heartbeatMs = Math.max(10, options.heartbeatMs ?? Math.floor(this.leaseMs / 3));
-    this.#scanMs = Math.max(10, options.scanMs ?? Math.min(1000, Math.floor(this.leaseMs / 2)));
+    this.leaseMs = Math.max(50, durationOptionOr('leaseMs', options.leaseMs, DEFAULT_LEASE_MS, 1));
+    const heartbeat = Math.floor(this.leaseMs / 3);
+    this.#heartbeatMs = Math.max(
+      10,
+      durationOptionOr('heartbeatMs', options.heartbeatMs, heartbeat, 1),
+    );
+    const scan = Math.min(1000, Math.floor(this.leaseMs / 2));
+    this.#scanMs = Math.max(10, durationOptionOr('scanMs', options.scanMs, scan, 1));
     this.#reserve = options.reserve ?? (() => Promise.resolve(noSlot));
     this.#serves = options.serves ?? (() => true);
     this.#launch = options.launch;

@@ -9,6 +9,7 @@
  * loop of whichever replica has a slot claims it — the same loop that picks up runs whose replica
  * died and parked runs whose approvals were decided (recovery.ts).
  */
+import { durationOptionOr, integerOption, integerOptionOr } from '../options.js';
 import { createHash, randomUUID } from 'node:crypto';
 import { IsocodeError } from '../errors.js';
 import type { JsonValue } from '../json.js';
@@ -140,8 +141,27 @@ export function createRunManager(options: RunManagerOptions): RunManager {
   const byCall = new Map<string, LocalRun>(); // by run_code call id
   const settledWaiters = new Map<string, Set<() => void>>();
   const events = new Emitter<[RunEvent]>();
-  const maxQueued = options.maxQueuedRunsPerScope ?? 1000;
-  const maxBytes = options.maxStoredBytesPerScope ?? 1024 ** 3;
+  const maxQueued = integerOptionOr(
+    'maxQueuedRunsPerScope',
+    options.maxQueuedRunsPerScope,
+    1000,
+    0,
+  );
+  const maxBytes = integerOptionOr(
+    'maxStoredBytesPerScope',
+    options.maxStoredBytesPerScope,
+    1024 ** 3,
+    0,
+  );
+  const parkAfterMs: number | false =
+    options.parkAfterMs === false
+      ? false
+      : durationOptionOr('parkAfterMs', options.parkAfterMs, 3000, 0);
+  const settleRetryMs = durationOptionOr('settleRetryMs', options.settleRetryMs, 60_000, 0);
+  const cancelPollMs = durationOptionOr('cancelPollMs', options.cancelPollMs, 1000, 1);
+  if (options.retentionMs !== undefined && options.retentionMs !== false)
+    integerOption('retentionMs', options.retentionMs, 0);
+  durationOptionOr('retentionSweepMs', options.retentionSweepMs, 60_000, 0);
   let closing = false;
   const admitting = new Map<string, Promise<void>>(); // per scope: quota checks in turn
   installDurableCalls(runtime);
@@ -168,8 +188,8 @@ export function createRunManager(options: RunManagerOptions): RunManager {
     store,
     replicaId,
     emit,
-    parkAfterMs: options.parkAfterMs ?? 3000,
-    settleRetryMs: options.settleRetryMs ?? 60_000,
+    parkAfterMs,
+    settleRetryMs,
     closing: () => closing,
   };
 
@@ -201,7 +221,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
           if (r?.status === 'cancelled' && !run.controller.signal.aborted) run.controller.abort();
         })
         .catch(() => undefined);
-  }, options.cancelPollMs ?? 1000);
+  }, cancelPollMs);
   cancelWatch.unref();
 
   const offProgress = runtime.onProgress((callId, event) => {

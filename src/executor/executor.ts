@@ -8,6 +8,7 @@
  * `execute` never rejects: it resolves to a discriminated {@link ToolResult}.
  */
 import { thrownText } from '../errors.js';
+import { durationOptionOr, integerOptionOr } from '../options.js';
 import { performance } from 'node:perf_hooks';
 import type { JsonValue } from '../json.js';
 import type { ToolRegistry } from '../tools/registry.js';
@@ -79,10 +80,11 @@ export class Executor {
     this.#registry = registry;
     this.#events = events;
     this.#approver = options.approver;
-    this.#approvalTimeoutMs = options.approvalTimeoutMs ?? 300_000;
-    this.#defaultTimeoutMs = options.defaultTimeoutMs ?? 60_000;
-    this.#abortGraceMs = options.abortGraceMs ?? 10_000;
-    this.#maxParallel = options.maxParallelSubCalls ?? 10;
+    const ms = durationOptionOr;
+    this.#approvalTimeoutMs = ms('approvalTimeoutMs', options.approvalTimeoutMs, 300_000, 1);
+    this.#defaultTimeoutMs = ms('defaultTimeoutMs', options.defaultTimeoutMs, 60_000, 1);
+    this.#abortGraceMs = ms('abortGraceMs', options.abortGraceMs, 10_000, 0);
+    this.#maxParallel = integerOptionOr('maxParallelSubCalls', options.maxParallelSubCalls, 10, 1);
     this.#finalizeContent = options.finalizeContent;
     if (options.hooks) this.#hooks.add(options.hooks);
   }

@@ -1,4 +1,5 @@
 /** The run_code tool: registered by the runtime under the reserved name; it goes through the executor like any call. */
+import { durationOptionOr } from '../options.js';
 import { z } from 'zod';
 import type { Executor } from '../executor/executor.js';
 import { RUN_CODE } from '../tools/names.js';
@@ -47,7 +48,7 @@ export function createRunCodeTool(options: RunCodeToolOptions): ResolvedTool<Tra
     name: RUN_CODE,
     description: DESCRIPTION,
     input,
-    timeoutMs: options.timeoutMs ?? 120_000,
+    timeoutMs: durationOptionOr('codeMode.timeoutMs', options.timeoutMs, 120_000, 1),
     isConcurrencySafe: false,
     execute: (args: z.infer<typeof input>, ctx: TransportContext): Promise<RunCodeValue> => {
       const { parentToken, scope, callId, signal } = ctx;

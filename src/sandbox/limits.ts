@@ -1,7 +1,7 @@
 /** Merging and validating sandbox limits. */
 import { IsocodeError } from '../errors.js';
 import { DEFAULT_LIMITS, type SandboxLimits } from './types.js';
-import { integerOption } from '../options.js';
+import { durationOption, integerOption } from '../options.js';
 
 /** Smallest heap isolated-vm accepts, in MiB. */
 export const MIN_MEMORY_MB = 8;
@@ -32,7 +32,9 @@ export function resolveLimits(
     }
   }
   for (const key of KEYS) {
-    integerOption(`sandbox limit ${key}`, out[key], key === 'memoryMb' ? MIN_MEMORY_MB : 1);
+    const name = `sandbox limit ${key}`;
+    if (key.endsWith('Ms')) durationOption(name, out[key], 1);
+    else integerOption(name, out[key], key === 'memoryMb' ? MIN_MEMORY_MB : 1);
   }
   return out;
 }

@@ -1,4 +1,5 @@
 /** Turns a tool definition (from `defineTool` or a plain object) into the executor's form. */
+import { MAX_TIMER_MS } from '../options.js';
 import { IsocodeError } from '../errors.js';
 import { assertRegistrableName } from './names.js';
 import { compileSchema, type Validation } from './schema.js';
@@ -92,11 +93,11 @@ function resolve<C extends ToolContext>(
   const timeoutMs = def.timeoutMs;
   if (
     timeoutMs !== undefined &&
-    (typeof timeoutMs !== 'number' || !(timeoutMs > 0) || !Number.isFinite(timeoutMs))
+    (typeof timeoutMs !== 'number' || !(timeoutMs > 0) || !(timeoutMs <= MAX_TIMER_MS))
   ) {
     throw new IsocodeError(
       'INVALID_TOOL_DEFINITION',
-      `${where}: timeoutMs must be a positive finite number`,
+      `${where}: timeoutMs must be a positive number of milliseconds, at most ${MAX_TIMER_MS} (24.8 days, the longest timer Node keeps)`,
     );
   }
   const safe = def.isConcurrencySafe;

@@ -262,7 +262,9 @@ describe('the pipeline', () => {
       tools: [...tools, finalized, posted],
       hooks: {
         postExecute: (c) =>
-          c.call.name === 'post' ? { action: 'replace', content: [{ bogus: true }] } : undefined,
+          c.call.name === 'post'
+            ? { action: 'replace', content: [{ bogus: true }] as unknown as ContentBlock[] }
+            : undefined,
       },
     });
     for (let i = 0; i < shapes.length; i++) {
