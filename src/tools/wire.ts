@@ -45,13 +45,63 @@ export interface McpTool {
 }
 
 /**
- * The schema a provider is shown: the input schema with `type: "object"`. Tool arguments are
- * always a JSON object on these wires, so a schema without a `type` (`{}`, an `anyOf` of objects)
- * or with another one is shown as an object schema; the tool's own validation still applies.
+ * A tool's input schema with `type: "object"`. Tool arguments are always a JSON object on every
+ * wire, so a schema without a `type` (`{}`, an `anyOf` of objects) or with another one is shown as
+ * an object schema; the tool's own validation still applies. What an MCP client is shown.
  */
 export function objectSchema(schema: JsonSchema): ObjectJsonSchema {
   return schema.type === 'object' ? (schema as ObjectJsonSchema) : { ...schema, type: 'object' };
 }
+
+/** Keywords OpenAI and Anthropic refuse at the top of a tool's parameters (HTTP 400 for the whole request). */
+const TOP_LEVEL_REFUSED = ['anyOf', 'oneOf', 'allOf', 'enum', 'const', 'not'] as const;
+
+/**
+ * The schema a model provider is shown: {@link objectSchema}, and a top-level union (`anyOf`,
+ * `oneOf`) or intersection (`allOf`) flattened into one object schema, because both OpenAI and
+ * Anthropic refuse every request whose tool list holds a tool with one at the top ("schema must
+ * have type 'object' and not have 'oneOf'/'anyOf'/'allOf'/'enum'/'not' at the top level"). The
+ * flattened schema has every variant's properties (the first variant to name one gives its schema)
+ * and requires what every variant of a union, or any part of an intersection, requires; `enum`,
+ * `const` and `not` at the top are left out. It is wider than the tool's schema, never narrower:
+ * the executor still validates the arguments against the tool's own schema.
+ */
+export function providerSchema(schema: JsonSchema): ObjectJsonSchema {
+  const typed = objectSchema(schema);
+  if (!TOP_LEVEL_REFUSED.some((key) => key in typed)) return typed;
+  const { anyOf, oneOf, allOf, enum: _enum, const: _const, not: _not, ...rest } = typed;
+  const properties: Record<string, unknown> = { ...asRecord(rest.properties) };
+  const required = new Set(stringsOf(rest.required));
+  const add = (variant: Record<string, unknown>): void => {
+    for (const [key, value] of Object.entries(asRecord(variant.properties)))
+      if (!(key in properties)) properties[key] = value;
+  };
+  for (const part of listOf(allOf)) {
+    add(part);
+    for (const key of stringsOf(part.required)) required.add(key);
+  }
+  for (const union of [anyOf, oneOf]) {
+    const variants = listOf(union);
+    if (variants.length === 0) continue;
+    for (const variant of variants) add(variant);
+    const [first, ...others] = variants.map((v) => new Set(stringsOf(v.required)));
+    for (const key of first ?? []) if (others.every((set) => set.has(key))) required.add(key);
+  }
+  const out: ObjectJsonSchema = { ...rest, type: 'object' };
+  if (Object.keys(properties).length > 0) out.properties = properties;
+  if (required.size > 0) out.required = [...required].filter((key) => key in properties);
+  if (out.required?.length === 0) delete out.required;
+  return out;
+}
+
+const asRecord = (value: unknown): Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+const listOf = (value: unknown): Record<string, unknown>[] =>
+  Array.isArray(value) ? value.map(asRecord) : [];
+const stringsOf = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 
 /** The provider wire name of each tool of a list (see wire-names.ts: dots become `__`). */
 function providerNames(tools: readonly ToolSchema[]): string[] {
@@ -67,7 +117,7 @@ export function toOpenAiTools(tools: readonly ToolSchema[]): OpenAiTool[] {
     function: {
       name: names[i] ?? t.name,
       description: t.description,
-      parameters: objectSchema(t.inputSchema),
+      parameters: providerSchema(t.inputSchema),
     },
   }));
 }
@@ -79,7 +129,7 @@ export function toOpenAiResponsesTools(tools: readonly ToolSchema[]): OpenAiResp
     type: 'function',
     name: names[i] ?? t.name,
     description: t.description,
-    parameters: objectSchema(t.inputSchema),
+    parameters: providerSchema(t.inputSchema),
     strict: false,
   }));
 }
@@ -90,7 +140,7 @@ export function toAnthropicTools(tools: readonly ToolSchema[]): AnthropicTool[] 
   return tools.map((t, i) => ({
     name: names[i] ?? t.name,
     description: t.description,
-    input_schema: objectSchema(t.inputSchema),
+    input_schema: providerSchema(t.inputSchema),
   }));
 }
 
@@ -104,10 +154,10 @@ export function toMcpTools(tools: readonly ToolSchema[]): McpTool[] {
       ? {
           name: t.name,
           description: t.description,
-          inputSchema: t.inputSchema,
+          inputSchema: objectSchema(t.inputSchema),
           outputSchema: t.outputSchema,
         }
-      : { name: t.name, description: t.description, inputSchema: t.inputSchema },
+      : { name: t.name, description: t.description, inputSchema: objectSchema(t.inputSchema) },
   );
 }
 

@@ -17,6 +17,7 @@ import {
   toOpenAiTools,
   type ToolResult,
 } from '../../src/index.js';
+import { providerSchema } from '../../src/tools/wire.js';
 
 // Shapes as the providers document them (OpenAI Chat Completions `tool_calls`, Anthropic Messages `tool_use`).
 const openAiCall = {
@@ -313,7 +314,8 @@ describe('wire tools for the providers', () => {
       const schemas = rt.schemas();
       const byName = <T>(list: T[], name: (t: T) => string): Record<string, T> =>
         Object.fromEntries(list.map((t) => [name(t), t]));
-      const params = { ...anyOf.input, type: 'object' };
+      // A top-level union is flattened: neither variant's `required` holds in both.
+      const params = { type: 'object' };
       expect(byName(toOpenAiTools(schemas), (t) => t.function.name)).toEqual({
         math__add: {
           type: 'function',
@@ -357,6 +359,12 @@ describe('wire tools for the providers', () => {
         },
       });
       expect(rt.wireTools('openai-responses')).toEqual(toOpenAiResponsesTools(schemas));
+      // MCP keeps the union (its clients take one) and adds the object type.
+      expect(Object.fromEntries(rt.wireTools('mcp').map((t) => [t.name, t.inputSchema]))).toEqual({
+        'math.add': add.input,
+        'ns.bare': { type: 'object' },
+        either: { ...anyOf.input, type: 'object' },
+      });
       // A tool whose schema was shown with an added type still validates with its own schema.
       const r = await rt.execute(
         fromOpenAiFunctionCall({
@@ -367,6 +375,47 @@ describe('wire tools for the providers', () => {
     } finally {
       await rt.close();
     }
+  });
+});
+
+describe("a top-level union, intersection or enum on the providers' wires", () => {
+  it("is one object schema with every variant's properties; what all variants require stays required", () => {
+    const shape = {
+      properties: { id: { type: 'string' } },
+      required: ['id'],
+      anyOf: [
+        {
+          type: 'object',
+          properties: { url: { type: 'string' }, tag: { const: 'u' } },
+          required: ['url', 'tag'],
+        },
+        {
+          type: 'object',
+          properties: { path: { type: 'string' }, tag: { const: 'p' } },
+          required: ['path', 'tag'],
+        },
+      ],
+      allOf: [{ properties: { force: { type: 'boolean' } }, required: ['force'] }],
+      not: { required: ['both'] },
+      $defs: { kept: { type: 'string' } },
+    };
+    expect(providerSchema(shape)).toEqual({
+      type: 'object',
+      properties: {
+        id: { type: 'string' },
+        force: { type: 'boolean' },
+        url: { type: 'string' },
+        tag: { const: 'u' },
+        path: { type: 'string' },
+      },
+      required: ['id', 'force', 'tag'],
+      $defs: { kept: { type: 'string' } },
+    });
+    for (const key of ['anyOf', 'oneOf', 'allOf', 'enum', 'const', 'not'])
+      expect(providerSchema({ type: 'object', [key]: [] })).toEqual({ type: 'object' });
+    // An object schema without those keywords is shown as it is.
+    const plain = { type: 'object', properties: { a: { anyOf: [{ type: 'string' }] } } };
+    expect(providerSchema(plain)).toBe(plain);
   });
 });
 
