@@ -248,13 +248,19 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   let closed: Promise<void> | undefined;
   const runtime: Runtime = {
     execute: (call, opts) => {
-      const scope = opts?.scope ?? DEFAULT_SCOPE;
-      const helper =
-        opts?.parent === undefined && typeof call === 'object' && call !== null
-          ? helperCall(call, scope)
-          : undefined;
-      if (helper) return Promise.resolve(helper);
-      return executor.execute(toolCall(call, scope), opts).then((r) => {
+      let target = call;
+      try {
+        const scope = opts?.scope ?? DEFAULT_SCOPE;
+        const helper =
+          opts?.parent === undefined && typeof call === 'object' && call !== null
+            ? helperCall(call, scope)
+            : undefined;
+        if (helper) return Promise.resolve(helper);
+        target = toolCall(call, scope);
+      } catch {
+        // A call or options that cannot be read: the executor's own reading refuses them.
+      }
+      return executor.execute(target, opts).then((r) => {
         const savings = r.meta.toolName === RUN_CODE ? ledgers.take(r.meta.callId) : undefined;
         if (savings) r.meta.savings = savings;
         return r;

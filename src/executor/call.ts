@@ -53,8 +53,9 @@ export class CallRecord {
   #hookContext: HookContext | undefined;
 
   /** Reads `raw` once. Never throws, whatever `raw` is. */
-  constructor(raw: ToolCall, options: ExecuteOptions, tokens: TokenTable, registry: ToolRegistry) {
+  constructor(raw: ToolCall, given: unknown, tokens: TokenTable, registry: ToolRegistry) {
     this.stages.enter('create');
+    const options = readOptions(given);
     this.#registry = registry;
     const sent = read(raw);
     this.id =
@@ -121,6 +122,25 @@ function read(raw: ToolCall): {
     return { id, name, args, problem: findJsonProblem(args) };
   } catch {
     return { id: undefined, name: undefined, args: undefined, problem: UNREADABLE };
+  }
+}
+/**
+ * The caller's options, read once: `null`, a non-object or fields whose getters throw read as
+ * absent, a non-string scope as a scope no registry has, a signal that is not an `AbortSignal` as
+ * none, so the call is refused (INVALID_SCOPE) or runs, and is never thrown out of `execute`.
+ */
+function readOptions(given: unknown): ExecuteOptions {
+  if (typeof given !== 'object' || given === null) return {};
+  try {
+    const { scope, signal, parent, approver } = given as Record<string, unknown>;
+    return {
+      scope: scope === undefined || typeof scope === 'string' ? scope : String(typeof scope),
+      signal: signal instanceof AbortSignal ? signal : undefined,
+      parent: parent as ExecuteOptions['parent'],
+      approver: approver as ExecuteOptions['approver'],
+    };
+  } catch {
+    return { scope: '(unreadable options)' };
   }
 }
 const NOT_AN_OBJECT: JsonProblem = { path: '$', problem: 'the call must be an object' };

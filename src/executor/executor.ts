@@ -108,7 +108,7 @@ export class Executor {
   }
 
   /** Executes one call. Never rejects. */
-  execute(raw: ToolCall, options: ExecuteOptions = {}): Promise<ToolResult> {
+  execute(raw: ToolCall, options?: ExecuteOptions | null): Promise<ToolResult> {
     const call = new CallRecord(raw, options, this.#tokens, this.#registry);
     const work = this.#run(call).catch((err: unknown) =>
       this.#finish(call, failure('INTERNAL_ERROR', `internal error: ${thrownText(err)}`)),

@@ -635,6 +635,39 @@ describe('the pipeline', () => {
     expect(lines[3]).toMatchObject({ ok: false, code: 'UNKNOWN_TOOL' });
   });
 
+  it('execute never throws or rejects: null options, an unreadable call or options, an odd scope', async () => {
+    const rt = await createRuntime({ tools: [echo] });
+    const unreadable = {
+      get name(): string {
+        throw new Error('boom');
+      },
+      args: {},
+    };
+    const badOptions = {
+      get scope(): string {
+        throw new Error('boom');
+      },
+    };
+    const cases: Array<() => Promise<{ ok: boolean; error?: { code: string } }>> = [
+      () => rt.execute({ name: 'echo', args: { text: 'hi' } }, null as never),
+      () => rt.execute(unreadable as never),
+      () => rt.execute({ name: 'echo', args: { text: 'hi' } }, badOptions),
+      () => rt.execute({ name: 'echo', args: { text: 'hi' } }, { scope: 5 as never }),
+      () => rt.execute({ name: 'echo', args: { text: 'hi' } }, { signal: {} as never }),
+    ];
+    const codes = [];
+    for (const run of cases) {
+      let settled: { ok: boolean; error?: { code: string } } | undefined;
+      expect(() => {
+        void run().then((r) => (settled = r));
+      }).not.toThrow();
+      await vi.waitFor(() => expect(settled).toBeDefined());
+      codes.push(settled?.ok ? 'ok' : settled?.error?.code);
+    }
+    expect(codes).toEqual(['ok', 'INVALID_ARGS', 'INVALID_SCOPE', 'INVALID_SCOPE', 'ok']);
+    await rt.close();
+  });
+
   it('an unknown scope is INVALID_SCOPE, not an exception', async () => {
     const rt = await createRuntime({ tools: [echo] });
     const res = await rt.execute({ name: 'echo', args: { text: 'a' } }, { scope: 'ghost' });
