@@ -81,6 +81,41 @@ describe('tool registration', () => {
     );
   });
 
+  it('a schema whose references go round without end is refused, or each call says it could not be checked', async () => {
+    const $defs = {
+      A: { anyOf: [{ $ref: '#/$defs/B' }, { type: 'string' }] },
+      B: { anyOf: [{ $ref: '#/$defs/A' }, { type: 'number' }] },
+    };
+    // At the top: every value goes round, so the definition is refused.
+    await expectCode(
+      createRuntime({
+        tools: [
+          { name: 'top', description: '', input: { $ref: '#/$defs/A', $defs }, execute: () => 1 },
+        ],
+      }),
+      'INVALID_TOOL_DEFINITION',
+      'without end',
+    );
+    // Under a property: a call that reaches it is INVALID_ARGS with why, never INTERNAL_ERROR.
+    const rt = await createRuntime({
+      tools: [
+        {
+          name: 'deep',
+          description: '',
+          input: { type: 'object', properties: { a: { $ref: '#/$defs/A' } }, $defs },
+          execute: () => 1,
+        },
+      ],
+    });
+    const reached = await rt.execute({ name: 'deep', args: { a: 'x' } });
+    expect(!reached.ok && reached.error).toMatchObject({
+      code: 'INVALID_ARGS',
+      message: expect.stringContaining('recursed too deep') as unknown,
+    });
+    expect((await rt.execute({ name: 'deep', args: {} })).ok).toBe(true);
+    await rt.close();
+  });
+
   it('exports zod schemas to JSON Schema and keeps plain JSON Schemas as given', async () => {
     const plain = { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] };
     const rt = await createRuntime({

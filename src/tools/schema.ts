@@ -188,16 +188,44 @@ export function compileSchema(
   }
 }
 
-/** A JSON Schema's validator. @throws what ajv throws for a schema it cannot compile. */
+/**
+ * A JSON Schema's validator. @throws what ajv throws for a schema it cannot compile, and for one
+ * whose references go round without end for some kind of value (`A: anyOf [B, string]`,
+ * `B: anyOf [A, number]` never ends for an object): one value of each JSON type is checked once
+ * here, so such a schema is refused when it is defined, not on every call.
+ */
 function compileJsonSchema(schema: JsonSchema): CompiledSchema {
   const check: ValidateFunction = ajvFor(schema).compile(schema);
+  for (const probe of PROBES)
+    if (overflows(() => check(probe)))
+      throw new Error(
+        `its references go round without end: checking ${JSON.stringify(probe)} never finishes`,
+      );
   return {
     jsonSchema: schema,
     validate(value) {
-      if (check(value)) return { ok: true, value };
+      let valid = false;
+      if (overflows(() => (valid = check(value))))
+        return { ok: false, issues: [{ path: '', message: TOO_DEEP }] };
+      if (valid) return { ok: true, value };
       return { ok: false, issues: boundIssues((check.errors ?? []).map(ajvIssue)) };
     },
   };
+}
+
+/** One value of each JSON type. */
+const PROBES: readonly unknown[] = [null, true, 0, '', [], {}];
+const TOO_DEEP = 'the value could not be checked: the schema recursed too deep for it';
+
+/** True when `fn` ran out of stack (anything else it throws is thrown on). */
+function overflows(fn: () => unknown): boolean {
+  try {
+    fn();
+    return false;
+  } catch (error) {
+    if (error instanceof RangeError) return true;
+    throw error;
+  }
 }
 
 const messageOf = (cause: unknown): string => thrownText(cause);
