@@ -116,6 +116,33 @@ describe('tool registration', () => {
     await rt.close();
   });
 
+  it('a schema with no $schema that uses 2020-12 keywords is validated as 2020-12, as the SDK types it', async () => {
+    const rt = await createRuntime({
+      tools: [
+        {
+          name: 'point',
+          description: '',
+          input: {
+            type: 'object',
+            properties: {
+              point: {
+                type: 'array',
+                prefixItems: [{ type: 'number' }, { type: 'number' }],
+                items: false,
+              },
+            },
+            required: ['point'],
+          },
+          execute: (a: unknown) => a,
+        },
+      ],
+    });
+    expect((await rt.execute({ name: 'point', args: { point: [1, 2] } })).ok).toBe(true);
+    const extra = await rt.execute({ name: 'point', args: { point: [1, 2, 3] } });
+    expect(!extra.ok && extra.error.code).toBe('INVALID_ARGS');
+    await rt.close();
+  });
+
   it('exports zod schemas to JSON Schema and keeps plain JSON Schemas as given', async () => {
     const plain = { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] };
     const rt = await createRuntime({

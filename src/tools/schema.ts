@@ -78,8 +78,44 @@ function ajvModules(): {
   };
 }
 
+/**
+ * Keywords only JSON Schema 2019-09 and 2020-12 have. A schema without `$schema` that uses one is
+ * read in 2020-12 (the dialect MCP takes for a schema that names none), as the SDK renders it;
+ * read in draft-07 its `items: false` beside `prefixItems` refused every array the SDK's tuple type
+ * allowed.
+ */
+const NEWER_KEYWORDS = new Set([
+  'prefixItems',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'dependentRequired',
+  'dependentSchemas',
+  '$dynamicRef',
+  '$dynamicAnchor',
+]);
+
+/** True when `schema` uses a {@link NEWER_KEYWORDS} keyword anywhere (a bounded walk). */
+function usesNewerKeywords(schema: JsonSchema): boolean {
+  const stack: unknown[] = [schema];
+  const seen = new Set<unknown>();
+  for (let node = stack.pop(), n = 0; node !== undefined && n < 100_000; node = stack.pop(), n++) {
+    if (typeof node !== 'object' || node === null || seen.has(node)) continue;
+    seen.add(node);
+    for (const [key, value] of Object.entries(node)) {
+      if (!Array.isArray(node) && NEWER_KEYWORDS.has(key)) return true;
+      stack.push(value);
+    }
+  }
+  return false;
+}
+
 function ajvFor(schema: JsonSchema): Ajv | Ajv2020 {
-  const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
+  const dialect =
+    typeof schema.$schema === 'string'
+      ? schema.$schema
+      : usesNewerKeywords(schema)
+        ? '2020-12'
+        : '';
   // `optimize: false`: ajv's pass over the generated code halves a schema's compile (~0.6 → ~0.3 ms;
   // 1,000 tools' schemas took 0.7 s of a runtime's start) for ~0.1 µs more per validation (034 §11).
   const options = {
