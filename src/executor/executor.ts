@@ -307,9 +307,7 @@ export class Executor {
       }
       return contentBlocks(rendered) ?? [{ type: 'text', text: JSON.stringify(value, null, 2) }];
     };
-    const settled: Settled = outcome.ok
-      ? { ok: true, value: outcome.value, content: render(outcome.value), context: [] }
-      : { ok: false, error: outcome.error, content: errorContent(outcome.error), context: [] };
+    const settled = this.#settled(call, outcome, render);
     // The one rule of post-execute: its hooks see every outcome of a call that reached
     // pre-execute, except an abort before dispatch (that call never happened).
     const dispatched = call.stages.reached('pre-execute');
@@ -320,6 +318,28 @@ export class Executor {
     return this.#hooks
       .runPost(call.hookContext(true), settled, render)
       .then((after) => this.#finalize(call, after));
+  }
+
+  /**
+   * An outcome with its content. A value that can no longer be written as JSON here — its tool
+   * changed it after the output check (a BigInt or a cycle added later) — settles the call as
+   * INVALID_TOOL_OUTPUT: the tool's fault, never an internal error.
+   */
+  #settled(
+    call: CallRecord,
+    outcome: Outcome,
+    render: (value: JsonValue) => ContentBlock[],
+  ): Settled {
+    if (outcome.ok)
+      try {
+        return { ok: true, value: outcome.value, content: render(outcome.value), context: [] };
+      } catch {
+        outcome = failure(
+          'INVALID_TOOL_OUTPUT',
+          `${call.tool?.name ?? call.name} changed its result after returning it: it is no longer JSON`,
+        );
+      }
+    return { ok: false, error: outcome.error, content: errorContent(outcome.error), context: [] };
   }
 
   /** The finalize stage: context appended, finalizers run once, the result and its event. */

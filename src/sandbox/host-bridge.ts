@@ -239,10 +239,16 @@ export class HostBridge {
       return fail(code, message);
     }
     let json: string | undefined;
-    try {
-      json = JSON.stringify(result.value);
-    } catch {
-      return fail('INVALID_TOOL_OUTPUT', `the result of ${tool} is not JSON`);
+    if ('json' in result) {
+      if (typeof result.json !== 'string')
+        return fail('INTERNAL_ERROR', `the call to ${tool} failed inside the host`);
+      json = result.json;
+    } else {
+      try {
+        json = JSON.stringify(result.value);
+      } catch {
+        return fail('INVALID_TOOL_OUTPUT', `the result of ${tool} is not JSON`);
+      }
     }
     if (json === undefined) json = 'null';
     const max = this.options.limits.maxBindingResultBytes;

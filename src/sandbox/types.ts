@@ -107,9 +107,15 @@ export interface SandboxBinding {
   tool: string;
 }
 
-/** What a dispatch settles with. */
+/**
+ * What a dispatch settles with. `json` is the value already as JSON text: the form a result
+ * crosses the process boundary in, made when the host answers (worker/handle.ts), so a value the
+ * tool changes afterwards cannot reach the program, nor fail the channel's own serialisation.
+ */
 export type DispatchResult =
-  { ok: true; value: JsonValue } | { ok: false; code: string; message: string };
+  | { ok: true; value: JsonValue }
+  | { ok: true; json: string }
+  | { ok: false; code: string; message: string };
 
 /**
  * What a binding call of a durable run carries besides its arguments (see

@@ -171,6 +171,19 @@ describe('transpile and run in one message (type-check off)', () => {
           );
         },
       }),
+      defineTool({
+        name: 'fickle',
+        description: 'Changes its result after returning it (a BigInt, a cycle).',
+        input: z.object({ k: z.number() }),
+        execute: ({ k }: { k: number }) => {
+          const o: Record<string, unknown> = { a: 1 };
+          // After k microtasks: some k land after the executor checked it, before the reply left.
+          let p = Promise.resolve();
+          for (let i = 0; i < k; i++) p = p.then(() => undefined);
+          void p.then(() => Object.assign(o, { b: 10n, self: o }));
+          return o as { a: number };
+        },
+      }),
     ]);
   });
   afterAll(() => one.close());
@@ -188,6 +201,25 @@ describe('transpile and run in one message (type-check off)', () => {
     // A program that did not transpile is not a failed run: its worker is kept.
     expect(runnerPids(one)).toHaveLength(1);
     expect(pool()?.spawned).toBe(1);
+  });
+
+  it('a tool that changes its result after returning it fails its own call, never the worker', async () => {
+    expect(await benign(one, 'a')).toBe('a');
+    const [served] = runnerPids(one);
+    const r = await runIn(
+      one,
+      'a',
+      `const seen = [];
+       for (let k = 0; k < 80; k++) {
+         try { seen.push(JSON.stringify(await tools.fickle({ k }))); }
+         catch (e) { seen.push(/not JSON|no longer JSON/.test((e as Error).message) ? 'not JSON' : (e as Error).message); }
+       }
+       return seen;`,
+    );
+    expect(r.ok, JSON.stringify(r)).toBe(true);
+    for (const seen of value(r) as string[]) expect(seen).toMatch(/^\{"a":1\}$|^not JSON$/);
+    expect(runnerPids(one)).toEqual([served]);
+    expect(await benign(one, 'a')).toBe('a');
   });
 
   it('keeps the worker of a run aborted while it waited on a tool (a parked or cancelled run)', async () => {

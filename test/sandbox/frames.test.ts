@@ -59,9 +59,9 @@ describe('frames from a worker', () => {
     expect(dispatched).toEqual([{ key: 'a' }, { key: 'fail' }, { key: 'c' }]);
     expect(outcome.ok && outcome.result).toEqual({
       replies: [
-        { call: 1, result: { ok: true, value: 'kv.get:a' } },
+        { call: 1, result: { ok: true, json: '"kv.get:a"' } },
         { call: 2, result: { ok: false, code: 'TOOL_ERROR', message: 'no fail' } },
-        { call: 3, result: { ok: true, value: 'kv.get:c' } },
+        { call: 3, result: { ok: true, json: '"kv.get:c"' } },
       ],
       replyFrames: 1,
     });

@@ -451,7 +451,7 @@ export class WorkerHandle {
     }
     const reply = (result: DispatchResult): void => {
       if (this.active === run && run.outcome === undefined)
-        this.send({ t: 'reply', id: run.id, call: call as number, result });
+        this.send({ t: 'reply', id: run.id, call: call as number, result: asText(tool, result) });
     };
     // The worker holds queued calls; more in flight than the limit means it is not well.
     if (run.inFlight >= run.request.limits.maxCallsInFlight) {
@@ -497,5 +497,19 @@ export class WorkerHandle {
       run.request.limits,
       performance.now() - run.startedAt,
     );
+  }
+}
+
+/**
+ * A result as it crosses to the worker: the value as JSON text, made now. A tool that changes its
+ * value after the executor checked it (a cycle or a BigInt added later) then fails its own call
+ * (INVALID_TOOL_OUTPUT), not the channel's serialisation, which took the whole worker down.
+ */
+function asText(tool: string, result: DispatchResult): DispatchResult {
+  if (!result.ok || !('value' in result)) return result;
+  try {
+    return { ok: true, json: JSON.stringify(result.value) ?? 'null' };
+  } catch {
+    return { ok: false, code: 'INVALID_TOOL_OUTPUT', message: `the result of ${tool} is not JSON` };
   }
 }
