@@ -17,6 +17,8 @@ import type { Runtime } from '../runtime-types.js';
 import { DEFAULT_SCOPE } from '../tools/scopes.js';
 import { Emitter } from '../events/emitter.js';
 import { installDurableCalls } from './execute.js';
+import { resolveInterrupted, type Resolution } from './resolve.js';
+export type { Resolution } from './resolve.js';
 import { ISOCODE_DECIDER, type ParkedRunLink } from './approvals.js';
 import { appendInOrder, resultEvent, runCallIdOf, startLife, type LocalRun } from './life.js';
 import { Replica, type Lease, type ReplicaOptions, type SlotRelease } from './recovery.js';
@@ -26,7 +28,6 @@ import { StoreHealth, type StoreHealthState } from './health.js';
 import {
   isFinalStatus,
   type ApprovalRecord,
-  type CallResolution,
   type RunEvent,
   type RunRecord,
   type RunStatus,
@@ -60,12 +61,6 @@ export interface RunHandle {
   /** Cancels the run. */
   cancel(): Promise<RunView | undefined>;
 }
-
-/** How a human resolves the call an `interrupted` run stopped on. */
-export type Resolution =
-  | { action: 'succeeded'; value: JsonValue }
-  | { action: 'failed'; message: string }
-  | { action: 'retry' };
 
 /** Options of {@link createRunManager}. */
 export interface RunManagerOptions extends UpkeepOptions {
@@ -419,33 +414,9 @@ export function createRunManager(options: RunManagerOptions): RunManager {
       return manager.get(id);
     },
     async resolve(id, resolution, scope) {
-      const record = await store.getRun(id, scope);
-      if (!record) return undefined;
-      if (record.status !== 'interrupted')
-        throw new IsocodeError(
-          'BAD_REQUEST',
-          `run ${id} is ${record.status}; only an interrupted run can be resolved`,
-        );
-      const key = interruptedKey(record);
-      if (key === undefined)
-        throw new IsocodeError('BAD_REQUEST', `run ${id} names no interrupted call`);
-      // The call's resolution and the run's return to the queue are one transaction.
-      const resumed = await store.resolveInterrupted(id, key, callResolution(key, resolution), {
-        status: 'queued',
-        resolved: resolution.action,
-      });
-      if (resumed === undefined) return undefined;
-      if (resumed === 'not-interrupted')
-        throw new IsocodeError(
-          'BAD_REQUEST',
-          `run ${id} is no longer interrupted; only an interrupted run can be resolved`,
-        );
-      if (resumed === 'not-started')
-        throw new IsocodeError(
-          'BAD_REQUEST',
-          `run ${id} names a call its journal does not hold as started; cancel the run instead`,
-        );
-      emit(resumed.event);
+      const event = await resolveInterrupted(store, id, resolution, scope);
+      if (event === undefined) return undefined;
+      emit(event);
       replica.wake();
       return manager.get(id);
     },
@@ -499,35 +470,6 @@ function checkedRetry(run: RunRecord, hash: string): RunRecord {
       { details: { runId: run.id } },
     );
   return run;
-}
-
-/** The key of the call an interrupted run stopped on (from its error's details). */
-function interruptedKey(record: RunRecord): string | undefined {
-  const details = (record.error as { details?: { call?: { key?: unknown } } } | undefined)?.details;
-  const key = details?.call?.key;
-  return typeof key === 'string' ? key : undefined;
-}
-
-/** The store's resolution of a call, as a ToolResult the replay hands the program. */
-function callResolution(key: string, r: Resolution): CallResolution {
-  const meta = { callId: key, toolName: '', scope: '', durationMs: 0, stages: [] };
-  if (r.action === 'retry') return { status: 'pending' };
-  if (r.action === 'succeeded') {
-    const text = JSON.stringify(r.value) ?? 'null';
-    return {
-      status: 'ok',
-      result: { ok: true, value: r.value, content: [{ type: 'text', text }], meta },
-    };
-  }
-  return {
-    status: 'error',
-    result: {
-      ok: false,
-      error: { code: 'TOOL_ERROR', message: r.message },
-      content: [{ type: 'text', text: `TOOL_ERROR: ${r.message}` }],
-      meta,
-    },
-  };
 }
 
 function approvalEvent(a: ApprovalRecord): JsonValue {
