@@ -37,15 +37,16 @@ export function integerOptionOr(
 export const MAX_TIMER_MS = 2_147_483_647;
 
 /**
- * `value` when it is a whole number of milliseconds from `min` to {@link MAX_TIMER_MS}.
- * @throws IsocodeError INVALID_CONFIG otherwise.
+ * `value` as whole milliseconds (a fraction is rounded) when that is from `min` to
+ * {@link MAX_TIMER_MS}. @throws IsocodeError INVALID_CONFIG otherwise (NaN, Infinity, not a number).
  */
 export function durationOption(name: string, value: unknown, min: number): number {
-  const ms = integerOption(name, value, min);
-  if (ms <= MAX_TIMER_MS) return ms;
+  const ms = typeof value === 'number' && Number.isFinite(value) ? Math.round(value) : NaN;
+  if (ms >= min && ms <= MAX_TIMER_MS) return ms;
+  const got = typeof value === 'string' ? JSON.stringify(clipText(value, 40)) : String(value);
   throw new IsocodeError(
     'INVALID_CONFIG',
-    `${name} must be at most ${MAX_TIMER_MS} ms (24.8 days, the longest timer Node keeps), got ${ms}`,
+    `${name} must be a number of milliseconds from ${min} to ${MAX_TIMER_MS} (24.8 days, the longest timer Node keeps), got ${clipText(got, 60)}`,
     { details: { option: name } },
   );
 }
