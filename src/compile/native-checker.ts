@@ -72,6 +72,9 @@ export interface NativeCheckerOptions {
   wall?: WallMode;
 }
 
+/** How many times one check may lose its compiler process to other checks before it fails. */
+const MAX_BYSTANDER_LOSSES = 16;
+
 const positiveInt = (value: number | undefined, fallback: number, name: string): number =>
   integerOptionOr(name, value, fallback, 1);
 
@@ -190,19 +193,28 @@ class NativeChecker implements TypeChecker {
     };
   }
 
-  /** Checks on the current session; a check that lost its process through no fault of its own is retried once. */
+  /**
+   * Checks on the current session. A check that lost its process through no fault of its own is
+   * retried on a new one: always when another check was blamed for the loss (that check is stopped
+   * and never retried, so each such loss removes one culprit: another tenant's type bombs cannot
+   * fail this check, only delay it), at most {@link MAX_BYSTANDER_LOSSES} times in all, and once
+   * when the compiler crashed with nobody to blame (a program that crashes it every time then costs
+   * two restarts, not a loop).
+   */
   private async run(
     program: string,
     sdk: SdkSource,
     signal: AbortSignal | undefined,
   ): Promise<Diagnostic[]> {
-    for (let attempt = 0; ; attempt++) {
+    let crashes = 0;
+    for (let losses = 0; ; losses++) {
       const session = await this.currentSession();
       try {
         return await session.check(program, sdk, signal);
       } catch (error) {
         if (!(error instanceof SessionLost)) throw error;
-        if (attempt > 0 || signal?.aborted) throw error.failure;
+        if (!error.attributed) crashes++;
+        if (crashes > 1 || losses >= MAX_BYSTANDER_LOSSES || signal?.aborted) throw error.failure;
       }
     }
   }

@@ -38,11 +38,15 @@ export interface SessionSettings {
 }
 
 /**
- * A check that lost its compiler process through no fault of its own (a crash, or another check's
- * timeout or memory): the checker retries it once on a new process. Never leaves the checker.
+ * A check that lost its compiler process through no fault of its own: a crash nobody is blamed for
+ * (`attributed` false), or another check's timeout or memory, that check blamed and stopped
+ * (`attributed` true). The checker retries it on a new process. Never leaves the checker.
  */
 export class SessionLost extends Error {
-  constructor(readonly failure: IsocodeError) {
+  constructor(
+    readonly failure: IsocodeError,
+    readonly attributed: boolean,
+  ) {
     super(failure.message);
   }
 }
@@ -183,7 +187,7 @@ export class NativeSession {
     if (failure === undefined || failure.code === 'SHUTTING_DOWN') return error;
     if (isIsocodeError(error) && error.code === 'ABORTED') return error;
     if (this.blamed?.ticket === ticket) return this.blamed.error;
-    return new SessionLost(failure);
+    return new SessionLost(failure, this.blamed !== undefined);
   }
 
   private async checkInSlot(

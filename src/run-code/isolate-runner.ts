@@ -174,12 +174,15 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
   const limitsOf = (scope: string): SandboxLimits =>
     resolveLimits(baseLimits, options.scopeLimits?.[scope]);
 
-  /** A run slot of `scope` and a sandbox slot, or the failure that refused them. */
+  /**
+   * A run slot of `scope` and a sandbox slot, or the failure that refused them. `done` gives both
+   * back; `freeSlot` only the sandbox slot (a check keeps its run slot while the compiler works).
+   */
   async function claim(
     scope: string,
     signal: AbortSignal | undefined,
     reserved: (() => void) | undefined,
-  ): Promise<{ slot: ProgramSlot; done: () => void }> {
+  ): Promise<{ slot: ProgramSlot; done: () => void; freeSlot: () => void }> {
     let leave: () => void;
     try {
       leave = reserved ?? (await admission.acquire(scope, signal));
@@ -193,10 +196,16 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
     }
     try {
       const slot = await host.slot(scope);
+      let held = true;
+      const freeSlot = (): void => {
+        if (held) slot.release();
+        held = false;
+      };
       return {
         slot,
+        freeSlot,
         done: () => {
-          slot.release();
+          freeSlot();
           leave();
         },
       };
@@ -368,26 +377,32 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
     scope = '',
   ): Promise<ProgramDiagnostic[]> {
     const { code } = unfence(program);
-    const { slot, done } = await claim(scope, signal, undefined);
-    let transpiled;
+    // A check counts against its scope's run slots until the compiler answers (one tenant's
+    // checks queue behind its own slots, as its runs do); the sandbox slot is free after the transpile.
+    const { slot, done, freeSlot } = await claim(scope, signal, undefined);
     try {
-      transpiled = await slot.transpile(code);
+      let transpiled;
+      try {
+        transpiled = await slot.transpile(code);
+      } finally {
+        freeSlot();
+      }
+      if (!transpiled.ok) {
+        if ('crashed' in transpiled)
+          return [{ kind: 'syntax', message: transpiled.crashed, line: 0, column: 0 }];
+        return detailsDiagnostics(transpiled.diagnostics);
+      }
+      const active = checker ?? createNativeChecker(checkerOptions);
+      try {
+        const options = { transpiled: { ok: true } as const, partition: scope };
+        return detailsDiagnostics(
+          await active.check(code, sdk, signal ? { ...options, signal } : options),
+        );
+      } finally {
+        if (active !== checker) await active.close();
+      }
     } finally {
       done();
-    }
-    if (!transpiled.ok) {
-      if ('crashed' in transpiled)
-        return [{ kind: 'syntax', message: transpiled.crashed, line: 0, column: 0 }];
-      return detailsDiagnostics(transpiled.diagnostics);
-    }
-    const active = checker ?? createNativeChecker(checkerOptions);
-    try {
-      const options = { transpiled: { ok: true } as const, partition: scope };
-      return detailsDiagnostics(
-        await active.check(code, sdk, signal ? { ...options, signal } : options),
-      );
-    } finally {
-      if (active !== checker) await active.close();
     }
   }
 

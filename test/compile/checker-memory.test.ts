@@ -74,6 +74,38 @@ describe('native checker: memory cap', () => {
     expect(checker.stats().restarts).toBe(1);
   });
 
+  it('several bombs at once: each fails LIMIT_EXCEEDED on its own turn, a check beside them only waits', async () => {
+    // Before, a check lost its process to another check's kill at most once: with three bombs in
+    // flight the second kill failed the bystanders (INTERNAL_ERROR), another tenant's run included.
+    const checker = newChecker({
+      maxRssBytes: CAP,
+      timeoutMs: 60_000,
+      cache: false,
+      slotsPerSdk: 3,
+    });
+    await checker.warmup(READ_SDK);
+    await checker.warmup(WRITE_SDK);
+    const code = (e: unknown): unknown => (e as { code?: string }).code;
+    const bombs = [0, 1, 2].map((i) =>
+      checker.check(`${BOMB}\n// bomb ${i}`, READ_SDK).then(() => 'passed', code),
+    );
+    const benign: Array<Promise<unknown>> = [];
+    let settled = 0;
+    for (const b of bombs) void b.finally(() => settled++);
+    while (settled < bombs.length) {
+      benign.push(checker.check(WRITE, WRITE_SDK).catch(code));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(await Promise.all(bombs)).toEqual([
+      'LIMIT_EXCEEDED',
+      'LIMIT_EXCEEDED',
+      'LIMIT_EXCEEDED',
+    ]);
+    expect(new Set((await Promise.all(benign)).map((r) => JSON.stringify(r)))).toEqual(
+      new Set(['[]']),
+    );
+  }, 240_000);
+
   it('rejects an invalid cap', () => {
     for (const maxRssBytes of [0, -1, 1.5]) {
       expect(() => createNativeChecker({ maxRssBytes })).toThrow(
