@@ -5,7 +5,7 @@
  * exactly like an unknown one.
  */
 import type { Context, Hono } from 'hono';
-import { streamSSE } from 'hono/streaming';
+import { eventStream } from './event-stream.js';
 import { z } from 'zod';
 import type { RunManager } from '../durable/runs.js';
 import type { ApprovalRecord, ApprovalStatus } from '../durable/store.js';
@@ -95,8 +95,7 @@ export function approvalRoutes(app: Hono<HttpEnv>, deps: ApprovalRoutesDeps): vo
   // events and the store's wake-ups, and re-read every `approvalPollMs` for other replicas'.
   app.get('/v1/approvals/events', (c) => {
     const scope = c.get('scope');
-    c.header('X-Accel-Buffering', 'no');
-    return streamSSE(c, async (stream) => {
+    return eventStream(c, async (stream) => {
       const signal = c.get('signal');
       let wake: () => void = () => undefined;
       const offEvents = runs.onEvent((e) => {

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Context, Hono } from 'hono';
-import { streamSSE } from 'hono/streaming';
+import { eventStream } from './event-stream.js';
 import { isIsocodeError, RUN_CODE, type Runtime, type ToolResult } from '../index.js';
 import { checkBody, executeBody, parseBody, runBody } from './body.js';
 import type { InFlight } from './inflight.js';
@@ -68,8 +68,7 @@ export function callRoutes(app: Hono<HttpEnv>, deps: CallRoutesDeps): void {
       metrics.run(result);
       return resultResponse(c, result);
     }
-    c.header('X-Accel-Buffering', 'no');
-    return streamSSE(c, async (stream) => {
+    return eventStream(c, async (stream) => {
       let seq = 0;
       let chain: Promise<void> = Promise.resolve();
       const send = (event: string, data: unknown): void => {

@@ -6,7 +6,7 @@
  * scope is 404, exactly like an unknown one.
  */
 import type { Context, Hono } from 'hono';
-import { streamSSE } from 'hono/streaming';
+import { eventStream } from './event-stream.js';
 import { z } from 'zod';
 import type { Resolution, RunManager } from '../durable/runs.js';
 import { MAX_LISTED_RUNS } from '../durable/run-view.js';
@@ -141,8 +141,7 @@ export function runRoutes(app: Hono<HttpEnv>, deps: RunRoutesDeps): void {
     const scope = c.get('scope');
     if (!(await store.getRun(id, scope))) return notFound(c, 'run');
     let after = resumeAfter(c);
-    c.header('X-Accel-Buffering', 'no');
-    return streamSSE(c, async (stream) => {
+    return eventStream(c, async (stream) => {
       const signal = c.get('signal');
       let wake: () => void = () => undefined;
       const off = runs.onEvent((e: RunEvent) => {

@@ -2,7 +2,7 @@
  * The approval routes a console lives on: `GET /v1/approvals` in bounded pages (status, order,
  * `after`), and `GET /v1/approvals/events`, the scope's pending set pushed each time it changes.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../../src/index.js';
 import { createDurableRuntime, type DurableRuntime } from '../../src/durable/index.js';
@@ -174,6 +174,28 @@ describe('approvals over HTTP, bounded and pushed', () => {
       ac.abort();
     }
   }, 60_000);
+
+  it('HEAD on an event stream answers its headers and starts no stream (no listener, no polling)', async () => {
+    const onWake = vi.spyOn(runtime.runs.store, 'onWake');
+    const onEvent = vi.spyOn(runtime.runs, 'onEvent');
+    try {
+      const res = await post(KEY_A, '/v1/runs', { code: 'return 1;', description: 'one' });
+      const runId = ((await res.json()) as { id: string }).id;
+      for (const path of ['/v1/approvals/events', `/v1/runs/${runId}/events`]) {
+        for (let i = 0; i < 5; i++) {
+          const head = await request(KEY_A, path, { method: 'HEAD' });
+          expect(head.status, path).toBe(200);
+          expect(head.headers.get('content-type')).toMatch(/^text\/event-stream/);
+          expect(await head.text()).toBe('');
+        }
+      }
+      expect(onWake).not.toHaveBeenCalled();
+      expect(onEvent).not.toHaveBeenCalled();
+    } finally {
+      onWake.mockRestore();
+      onEvent.mockRestore();
+    }
+  });
 
   it('names a named key as the decider, in the API and in the audit, instead of a request id', async () => {
     const res = await post(KEY_A, '/v1/runs', {
