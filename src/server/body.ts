@@ -3,6 +3,7 @@ import { thrownText } from '../errors.js';
 import { z } from 'zod';
 import { formatIssues, zodIssues } from '../tools/schema.js';
 import { IsocodeError } from '../index.js';
+import { jsonTooDeep, MAX_JSON_DEPTH } from '../json.js';
 
 /** `POST /v1/execute`: a model-direct tool call. No field can carry a parent token. */
 export const executeBody = z.strictObject({
@@ -29,6 +30,12 @@ export const checkBody = z.strictObject({
   code: z.string().min(1, 'code must not be empty'),
 });
 
+/**
+ * How deep a request body may nest: twice what a tool's arguments may (MAX_JSON_DEPTH), so a call
+ * nested a little too deep still gets the executor's INVALID_ARGS with its path.
+ */
+const MAX_BODY_DEPTH = 2 * MAX_JSON_DEPTH;
+
 const isJsonContentType = (value: string | undefined): boolean => {
   const type = value?.split(';')[0]?.trim().toLowerCase();
   return (
@@ -49,6 +56,12 @@ export async function parseBody<S extends z.ZodType>(
   if (!isJsonContentType(req.header('content-type')))
     throw new IsocodeError('BAD_REQUEST', 'Content-Type must be application/json');
   const text = await req.text();
+  // Past this, the schemas' recursive checks (z.json()) could run out of stack: a 500 for a 400.
+  if (jsonTooDeep(text, MAX_BODY_DEPTH))
+    throw new IsocodeError(
+      'BAD_REQUEST',
+      `the request body nests arrays and objects deeper than ${MAX_BODY_DEPTH} levels`,
+    );
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -206,6 +206,29 @@ describe('request ids and errors', () => {
     });
   });
 
+  it('a body nested past 512 levels is 400 BAD_REQUEST (every route parses with parseBody); a call a little past 256 still gets INVALID_ARGS', async () => {
+    const nest = (depth: number): string => '['.repeat(depth) + ']'.repeat(depth);
+    for (const [path, body] of [
+      ['/v1/execute', `{"name":"kv.get","args":{"a":${nest(1_000)}}}`],
+      ['/v1/run', `{"code":"return 1;","description":${nest(1_000)}}`],
+      ['/v1/check', `{"code":${nest(1_000)}}`],
+    ] as const) {
+      const res = await app.request(path, { method: 'POST', headers: jsonHeaders(KEY_A), body });
+      expect(res.status, path).toBe(400);
+      expect((await errorOf(res)).error).toMatchObject({
+        code: 'BAD_REQUEST',
+        message: expect.stringContaining('deeper than 512') as unknown,
+      });
+    }
+    const call = await app.request('/v1/execute', {
+      method: 'POST',
+      headers: jsonHeaders(KEY_A),
+      body: `{"name":"run_code","args":{"a":${nest(300)}}}`,
+    });
+    expect(call.status).toBe(200);
+    expect(((await call.json()) as { error: { code: string } }).error.code).toBe('INVALID_ARGS');
+  });
+
   it('a rejected body is reported in bounded text, however long the keys it carries', async () => {
     const res = await post('/v1/run', {
       code: 'return 1',
