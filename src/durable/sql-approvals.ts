@@ -51,12 +51,17 @@ export function approvalMethods(ctx: SqlContext): RunStoreApprovals {
         if (f.status.length === 0) return [];
         where.push(`status = ANY($${params.push([...f.status])})`);
       }
-      if (f.after !== undefined)
+      // A cursor that names no approval of the listed scope (another tenant's, a deleted one) is
+      // past the end: an empty page, never a restart from the first (a pager would loop).
+      if (f.after !== undefined) {
+        const ofScope = f.scope === undefined ? '' : ` AND scope = $${params.push(f.scope)}`;
+        const cursor = `(SELECT ord FROM ${s}.approvals WHERE id = $${params.push(f.after)}${ofScope})`;
         where.push(
           f.newestFirst
-            ? `ord < coalesce((SELECT ord FROM ${s}.approvals WHERE id = $${params.push(f.after)}), 9223372036854775807)`
-            : `ord > coalesce((SELECT ord FROM ${s}.approvals WHERE id = $${params.push(f.after)}), 0)`,
+            ? `ord < coalesce(${cursor}, 0)`
+            : `ord > coalesce(${cursor}, 9223372036854775807)`,
         );
+      }
       const rows = await query(
         `SELECT * FROM ${s}.approvals${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ord${f.newestFirst ? ' DESC' : ''} LIMIT ${clamp(f.limit)}`,
         params,

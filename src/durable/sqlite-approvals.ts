@@ -53,12 +53,13 @@ export function approvalMethods(ctx: SqliteContext): RunStoreApprovals {
           if (f.status.length === 0) return [];
           cond(`status IN (${marks(f.status.length)})`, ...f.status);
         }
+        // A cursor that names no approval of the listed scope (another tenant's, a deleted one)
+        // is past the end: an empty page, never a restart from the first (a pager would loop).
         if (f.after !== undefined)
           cond(
-            f.newestFirst
-              ? 'ord < coalesce((SELECT ord FROM approvals WHERE id = ?), 9007199254740991)'
-              : 'ord > coalesce((SELECT ord FROM approvals WHERE id = ?), 0)',
+            `ord ${f.newestFirst ? '<' : '>'} coalesce((SELECT ord FROM approvals WHERE id = ?${f.scope === undefined ? '' : ' AND scope = ?'}), ${f.newestFirst ? '0' : '9007199254740991'})`,
             f.after,
+            ...(f.scope === undefined ? [] : [f.scope]),
           );
         return all(
           `SELECT * FROM approvals${where.clause} ORDER BY ord${f.newestFirst ? ' DESC' : ''} LIMIT ${clamp(f.limit)}`,

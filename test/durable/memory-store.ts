@@ -336,7 +336,11 @@ export function createMemoryStore(): RunStore {
     listApprovals(f = {}) {
       const ordered = [...approvals.values()];
       if (f.newestFirst) ordered.reverse();
-      const from = f.after === undefined ? 0 : ordered.findIndex((a) => a.id === f.after) + 1;
+      const cursor = ordered.findIndex(
+        (a) => a.id === f.after && (f.scope === undefined || a.scope === f.scope),
+      );
+      // A cursor that names no approval of the scope is past the end.
+      const from = f.after === undefined ? 0 : cursor < 0 ? ordered.length : cursor + 1;
       return Promise.resolve(
         ordered
           .slice(from)

@@ -433,6 +433,16 @@ for (const kind of storeKinds()) {
           (await store.listApprovals({ scope: 's', newestFirst: true, limit: 1 })).map((a) => a.id),
         ).toEqual(['a2']);
         expect((await store.listApprovals({ runId: 'r2' })).map((a) => a.id)).toEqual(['b1']);
+        // A cursor from another scope, or one that names nothing, is past the end: an empty page
+        // (not a restart, and not a page placed by another tenant's approval).
+        for (const after of ['b1', 'nothing'])
+          for (const newestFirst of [false, true])
+            expect(await store.listApprovals({ scope: 's', after, newestFirst }), after).toEqual(
+              [],
+            );
+        expect((await store.listApprovals({ scope: 's', after: 'a1' })).map((a) => a.id)).toEqual([
+          'a2',
+        ]);
         expect(await store.getApproval('a1', 't')).toBeUndefined();
 
         const waiting = store.waitForDecision('a1');
