@@ -5,8 +5,13 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { serve } from '@hono/node-server';
+import { createServer } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { getRequestListener } from '@hono/node-server';
 import { IsocodeError } from '../index.js';
+import { thrownText } from '../errors.js';
+import { clipText } from '../text/clip.js';
+import type { HttpErrorBody } from './respond.js';
 import { buildHttpApp, validateHttpOptions, type HttpAppOptions } from './app.js';
 import { assertAnonymousBind } from './auth.js';
 
@@ -51,9 +56,16 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   const { app, inflight, metrics } = buildHttpApp({ ...options, allowAnonymous: anonymous });
   const wanted = options.port ?? 8787;
   const server = await new Promise<Server>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, hostname: host, port: wanted }, () => {
+    // A request the adapter cannot even make a Request of (an unparsable Host or path) gets the
+    // service's JSON error with a request id, as every other refusal, not an empty text/plain 400.
+    const listener = getRequestListener(app.fetch, {
+      hostname: host,
+      errorHandler: unreadableRequest,
+    });
+    const s = createServer((req, res) => void listener(req, res));
+    s.listen(wanted, host, () => {
       s.off('error', onError);
-      resolve(s as Server);
+      resolve(s);
     });
     const onError = (err: NodeJS.ErrnoException): void => {
       metrics.dispose();
@@ -109,4 +121,23 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     host,
     close: () => (closing ??= close()),
   };
+}
+
+/** The answer to a request the HTTP adapter could not read (before the app saw it). */
+function unreadableRequest(error: unknown): Response {
+  const requestId = randomUUID();
+  const unreadable = error instanceof Error && error.name === 'RequestError';
+  const body: HttpErrorBody = {
+    error: unreadable
+      ? {
+          code: 'BAD_REQUEST',
+          message: `the request cannot be read: ${clipText(thrownText(error), 200)}`,
+        }
+      : { code: 'INTERNAL_ERROR', message: 'internal error' },
+    requestId,
+  };
+  return new Response(JSON.stringify(body), {
+    status: unreadable ? 400 : 500,
+    headers: { 'content-type': 'application/json', 'x-request-id': requestId, connection: 'close' },
+  });
 }

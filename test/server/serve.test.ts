@@ -75,6 +75,31 @@ describe('startHttpServer', () => {
     expect(r.ok && r.value).toMatchObject({ result: 'net' });
   });
 
+  it('a request the adapter cannot read (its Host) gets the JSON error with a request id', async () => {
+    const s = await start();
+    for (const host of ['127.1', '0', 'a b']) {
+      const raw = await new Promise<string>((resolve, reject) => {
+        const socket = connect(s.port, '127.0.0.1', () => {
+          socket.write(`GET /healthz HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+        });
+        let text = '';
+        socket.setEncoding('utf8');
+        socket.on('data', (chunk: string) => (text += chunk));
+        socket.on('end', () => resolve(text));
+        socket.on('error', reject);
+      });
+      expect(raw, host).toMatch(/^HTTP\/1\.1 400 /);
+      expect(raw.toLowerCase()).toMatch(/\r\nx-request-id: [0-9a-f-]{36}\r\n/);
+      const body = JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4)) as {
+        error: { code: string };
+        requestId: string;
+      };
+      expect(body.error.code, host).toBe('BAD_REQUEST');
+    }
+    // The server serves on.
+    expect((await fetch(`${s.url}/healthz`)).status).toBe(200);
+  });
+
   it('refuses anonymous access on a non-loopback host with INVALID_CONFIG', async () => {
     for (const options of [
       { host: '0.0.0.0', apiKeys: [] },
