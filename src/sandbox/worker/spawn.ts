@@ -7,7 +7,7 @@
  * {@link workerReadPaths} and, from the built entry, Node's permission model as a seat belt.
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, openSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -64,6 +64,15 @@ function locate(): Entry {
   };
 }
 
+/** True when `path` is a symbolic link. */
+function isLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
 /** The node_modules folder a package resolves from (the worker's native addons, tsx). */
 function modulesDir(from: string, name: string): string | undefined {
   try {
@@ -97,6 +106,10 @@ export function workerReadPaths(entry: Entry = (cached ??= locate())): string[] 
     const dir = modulesDir(entry.file, name);
     if (dir !== undefined && !paths.includes(dir)) paths.push(dir);
   }
+  // A package whose node_modules is a link (a workspace, a checkout sharing another's install):
+  // the worker resolves its packages through the link's own path, which must exist inside the wall.
+  const linked = entry.root === undefined ? undefined : join(entry.root, 'node_modules');
+  if (linked !== undefined && isLink(linked) && !paths.includes(linked)) paths.push(linked);
   // isolated-vm's addon is built on the host (or a prebuild) and may link a library Node itself
   // does not; its loader may probe a file or two (a read that must be allowed to fail).
   const addon = findIsolatedVmAddon(entry.file);
