@@ -650,7 +650,7 @@ describe('the pipeline', () => {
     };
     const cases: Array<() => Promise<{ ok: boolean; error?: { code: string } }>> = [
       () => rt.execute({ name: 'echo', args: { text: 'hi' } }, null as never),
-      () => rt.execute(unreadable as never),
+      () => rt.execute(unreadable),
       () => rt.execute({ name: 'echo', args: { text: 'hi' } }, badOptions),
       () => rt.execute({ name: 'echo', args: { text: 'hi' } }, { scope: 5 as never }),
       () => rt.execute({ name: 'echo', args: { text: 'hi' } }, { signal: {} as never }),
