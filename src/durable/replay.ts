@@ -91,6 +91,10 @@ export class RunJournal implements DurableSeam {
   /** Recorded answers by turn, and the next turn to hand back. */
   readonly #waiting = new Map<number, () => void>();
   #turn = 0;
+  /** How many recorded answers there are to hand back (settled calls). */
+  readonly #recordedAnswers: number;
+  /** Live answers held until every recorded answer has been handed back. */
+  readonly #held = new Set<() => void>();
   #unconsumed: number;
   #writes: Promise<unknown> = Promise.resolve();
   #stop: Stop | undefined;
@@ -118,6 +122,7 @@ export class RunJournal implements DurableSeam {
           (a.record.finishSeq ?? Infinity) - (b.record.finishSeq ?? Infinity) || a.index - b.index,
       );
     const turns = new Map(settled.map(({ record }, turn) => [record.key, turn]));
+    this.#recordedAnswers = settled.length;
     for (const record of recorded.calls)
       this.#entries.set(record.key, { record, consumed: false, turn: turns.get(record.key) });
     this.#unconsumed = this.#entries.size;
@@ -279,6 +284,7 @@ export class RunJournal implements DurableSeam {
     this.#turn = turn + 1;
     this.#waiting.get(this.#turn)?.();
     this.#waiting.delete(this.#turn);
+    if (this.#turn >= this.#recordedAnswers) this.#releaseHeld();
     return markReplayed(entry.record.result as unknown as ToolResult);
   }
 
@@ -310,7 +316,28 @@ export class RunJournal implements DurableSeam {
     } catch {
       return this.#refusal(name, key);
     }
+    await this.#afterRecordedAnswers();
     return result;
+  }
+
+  /**
+   * Resolves once every recorded answer has been handed back. Everything the journal holds happened
+   * before anything this life does live, so a live answer (a call decided while the run was
+   * parked, one run again) reaches the program only after them: its branch then reads the clock
+   * and the dice after the recorded draws, in the original order, instead of taking a recorded
+   * value of another branch (which diverged the replay, or gave that branch's value to this one).
+   */
+  #afterRecordedAnswers(): Promise<void> {
+    if (this.#turn >= this.#recordedAnswers || this.#stop !== undefined) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      this.#held.add(resolve);
+      this.#touch();
+    });
+  }
+
+  #releaseHeld(): void {
+    for (const release of this.#held) release();
+    this.#held.clear();
   }
 
   /** {@link #write} whose outcome nobody awaits (a failure still stops the run). */
@@ -362,6 +389,7 @@ export class RunJournal implements DurableSeam {
     this.#stop = stop;
     for (const wake of this.#waiting.values()) wake();
     this.#waiting.clear();
+    this.#releaseHeld();
     this.#abort.abort(new Error(stop.kind));
   }
 
@@ -369,9 +397,9 @@ export class RunJournal implements DurableSeam {
   #touch(): void {
     if (this.#stall !== undefined) clearTimeout(this.#stall);
     this.#stall = undefined;
-    if (this.#waiting.size === 0 && this.#unconsumed === 0) return;
+    if (this.#waiting.size === 0 && this.#held.size === 0 && this.#unconsumed === 0) return;
     this.#stall = setTimeout(() => {
-      if (this.#waiting.size === 0) return;
+      if (this.#waiting.size === 0 && this.#held.size === 0) return;
       this.#halt({
         kind: 'diverged',
         message: `the program took another path on replay: ${this.#unconsumed} recorded call(s) were never made again (waited ${this.#stallMs} ms); nothing new was run`,

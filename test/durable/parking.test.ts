@@ -126,6 +126,16 @@ function suite(kind: StoreKind): void {
           },
         }),
         defineTool({
+          name: 'gated',
+          description: 'A side effect that asks a human first and may overlap other calls.',
+          input: z.object({ v: z.string() }),
+          isConcurrencySafe: true,
+          execute: ({ v }: { v: string }) => {
+            effects.push(v);
+            return v;
+          },
+        }),
+        defineTool({
           name: 'slow',
           description: 'Takes a while.',
           input: z.object({ ms: z.number() }),
@@ -134,7 +144,8 @@ function suite(kind: StoreKind): void {
         }),
       ],
       hooks: {
-        preExecute: (ctx) => (ctx.call.name === 'write' ? { action: 'ask' } : undefined),
+        preExecute: (ctx) =>
+          ctx.call.name === 'write' || ctx.call.name === 'gated' ? { action: 'ask' } : undefined,
       },
     });
     app = buildHttpApp({
@@ -212,6 +223,29 @@ function suite(kind: StoreKind): void {
       // One ask per call, re-attached on resume, never cancelled and asked anew.
       const all = await runtime.store.listApprovals({ runId: a });
       expect(all.map((x) => x.status)).toEqual(['allowed-once']);
+    }, 120_000);
+
+    it('a branch decided by a human reads the clock after the recorded draws of a sibling branch; each keeps its own time', async () => {
+      // Branch b draws the clock once after 30 quick calls (recorded); branch a waits for a human.
+      // On resume, a's answer is live and quick: it used to reach the program before b's recorded
+      // answers were handed back, take b's recorded time, and diverge the replay.
+      const id = await start(`
+        const a = (async () => { await tools.gated({ v: 'rc:w' }); const t = Date.now(); await tools.note({ v: 'rc:a' + t }); return t; })();
+        const b = (async () => { for (let i = 0; i < 30; i++) await tools.note({ v: 'rc:' + i }); const t = Date.now(); await tools.note({ v: 'rc:b' + t }); return t; })();
+        return await Promise.all([a, b]);`);
+      const [ask] = await pendingOf(id, 1);
+      await parked(id);
+      await new Promise((r) => setTimeout(r, 50)); // the clock moves on
+      await post(`/v1/approvals/${ask!.id}`, { decision: 'allowed-once' });
+      const view = await settled(id);
+      expect(view.status, JSON.stringify(view.error)).toBe('succeeded');
+      const [ta, tb] = view.result?.value?.result as [number, number];
+      // b's draw, recorded by the first life, then a's, drawn live by the second.
+      const clock = (await runtime.store.listValues(id)).filter((v) => v.kind === 'date');
+      expect(clock.map((v) => v.value)).toEqual([tb, ta]);
+      expect(ta).toBeGreaterThan(tb);
+      expect(effects.filter((e) => e.startsWith('rc:b'))).toEqual([`rc:b${tb}`]);
+      expect(effects.filter((e) => e.startsWith('rc:a'))).toEqual([`rc:a${ta}`]);
     }, 120_000);
 
     for (const order of ['gated first', 'sibling first'] as const)
