@@ -404,7 +404,8 @@ export function createRunManager(options: RunManagerOptions): RunManager {
       const from: RunStatus[] = ['queued', 'running', 'waiting-approval', 'interrupted'];
       const updated = await store.updateRun(id, { status: 'cancelled' }, { status: from });
       if (run) {
-        await appendInOrder(deps, run, 'status', { status: 'cancelled' });
+        // One `cancelled` event however many cancels race: only the one that changed the status.
+        if (updated) await appendInOrder(deps, run, 'status', { status: 'cancelled' });
         run.controller.abort();
         await run.done;
       } else if (updated) {

@@ -340,8 +340,15 @@ describe('durable runs over HTTP', () => {
   it('cancels a run waiting for approval; its approval is cancelled', async () => {
     const id = await start(`return await tools.kv.delete({ key: 'never' });`);
     const [approval] = await pendingOf(id, 1);
-    const view = await json(post(KEY_A, `/v1/runs/${id}/cancel`, {}));
-    expect(view.status).toBe('cancelled');
+    // Three cancels at once: one cancels, the others find it cancelled; one `cancelled` event.
+    const views = await Promise.all(
+      [1, 2, 3].map(() => json(post(KEY_A, `/v1/runs/${id}/cancel`, {}))),
+    );
+    for (const view of views) expect(view.status).toBe('cancelled');
+    const statuses = (await runtime.store.listEvents(id, 0, 1000))
+      .filter((e) => e.type === 'status')
+      .map((e) => (e.data as { status: string }).status);
+    expect(statuses.filter((s) => s === 'cancelled')).toHaveLength(1);
     const after = await json<{ approvals: Approval[] }>(request(KEY_A, `/v1/runs/${id}/approvals`));
     expect(after.approvals.find((a) => a.id === approval!.id)?.status).toBe('cancelled');
     expect(ran).not.toContain('delete:never');
