@@ -39,6 +39,20 @@ export function openSqliteStore(options: SqliteStoreOptions = {}): RunStore {
   }
   try {
     db.exec('PRAGMA busy_timeout = 0');
+    // A file holding another application's database (tables, and no isocode schema version) is
+    // refused before anything is written to it: the store would add its tables and switch the
+    // file to WAL journaling under that application.
+    const foreign = db
+      .prepare(
+        `SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`,
+      )
+      .get();
+    const userVersion = Number(db.prepare('PRAGMA user_version').get()?.user_version ?? 0);
+    if (userVersion === 0 && Number(foreign?.n ?? 0) > 0)
+      throw new IsocodeError(
+        'INVALID_CONFIG',
+        `the embedded run store ${path} holds another application's database (${String(foreign?.n)} tables and no isocode schema); give the store a file of its own`,
+      );
     if (path !== ':memory:') {
       // One process per file: the exclusive lock is taken by the first write and held until close.
       db.exec('PRAGMA locking_mode = EXCLUSIVE');

@@ -49,6 +49,30 @@ describe('the embedded store', () => {
     await store.close();
   }, 60_000);
 
+  it("refuses a file holding another application's database (INVALID_CONFIG) and leaves it as it was", async () => {
+    const file = join(dir, 'theirs.db');
+    const { openSqlite } = await import('../../src/durable/sqlite-driver.js');
+    const { db: theirs } = openSqlite(file);
+    theirs.exec('CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT)');
+    theirs.exec("INSERT INTO customers (name) VALUES ('ada')");
+    theirs.close();
+    await expect(openRunStore({ path: file })).rejects.toMatchObject({
+      code: 'INVALID_CONFIG',
+      message: expect.stringContaining("another application's database") as unknown,
+    });
+    const { db: again } = openSqlite(file);
+    try {
+      const tables = again
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        .all()
+        .map((r) => r.name);
+      expect(tables).toEqual(['customers']);
+      expect(again.prepare('PRAGMA journal_mode').get()?.journal_mode).toBe('delete');
+    } finally {
+      again.close();
+    }
+  });
+
   it('every code point class round-trips: programs, descriptions, arguments, results, events, reasons', async () => {
     const store = await openRunStore({});
     const lone = [
