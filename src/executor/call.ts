@@ -27,6 +27,8 @@ export class CallRecord {
   /** The name as called (what events report). */
   readonly name: string;
   readonly scope: string;
+  /** True when the caller's options named no readable scope (a non-string, a getter that threw). */
+  readonly scopeUnreadable: boolean;
   /** The live parent execution of a nested call. */
   readonly parent: ParentEntry | undefined;
   readonly parentId: string | undefined;
@@ -65,7 +67,9 @@ export class CallRecord {
     this.name = typeof sent.name === 'string' ? cutText(sent.name, 200) : '';
     this.args = sent.args;
     this.argsProblem = sent.problem;
-    const scope = (this.scope = options.scope ?? DEFAULT_SCOPE);
+    // A scope that is not a string names no scope, whatever a registry holds.
+    this.scopeUnreadable = options.unreadableScope !== undefined;
+    const scope = (this.scope = options.unreadableScope ?? options.scope ?? DEFAULT_SCOPE);
     const parent = options.parent === undefined ? undefined : tokens.lookup(options.parent);
     this.parent = parent;
     this.parentId = parent?.callId;
@@ -76,7 +80,7 @@ export class CallRecord {
         : (parent?.signal ?? options.signal ?? NEVER_ABORTED);
     const parentOk = options.parent === undefined || parent?.scope === scope;
     const resolution =
-      parentOk && registry.hasScope(scope)
+      parentOk && !this.scopeUnreadable && registry.hasScope(scope)
         ? registry.resolveExecution(this.name, scope, parent !== undefined)
         : undefined;
     this.resolution = resolution;
@@ -129,18 +133,20 @@ function read(raw: ToolCall): {
  * absent, a non-string scope as a scope no registry has, a signal that is not an `AbortSignal` as
  * none, so the call is refused (INVALID_SCOPE) or runs, and is never thrown out of `execute`.
  */
-function readOptions(given: unknown): ExecuteOptions {
+function readOptions(given: unknown): ExecuteOptions & { unreadableScope?: string } {
   if (typeof given !== 'object' || given === null) return {};
   try {
     const { scope, signal, parent, approver } = given as Record<string, unknown>;
     return {
-      scope: scope === undefined || typeof scope === 'string' ? scope : String(typeof scope),
+      ...(scope === undefined || typeof scope === 'string'
+        ? { scope }
+        : { unreadableScope: `(a scope that is a ${typeof scope})` }),
       signal: signal instanceof AbortSignal ? signal : undefined,
       parent: parent as ExecuteOptions['parent'],
       approver: approver as ExecuteOptions['approver'],
     };
   } catch {
-    return { scope: '(unreadable options)' };
+    return { unreadableScope: '(options that cannot be read)' };
   }
 }
 const NOT_AN_OBJECT: JsonProblem = { path: '$', problem: 'the call must be an object' };
@@ -155,7 +161,7 @@ export function admit(call: CallRecord, registry: ToolRegistry): StageOutcome<Ta
       `arguments must be plain JSON: ${problem.problem} at ${problem.path}`,
       { details: { path: problem.path } },
     );
-  if (!registry.hasScope(call.scope))
+  if (call.scopeUnreadable || !registry.hasScope(call.scope))
     return failure('INVALID_SCOPE', `unknown scope "${call.scope}"`);
   const r = call.resolution; // with a known scope, undefined only for a bad parent token
   if (!r)

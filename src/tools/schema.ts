@@ -98,7 +98,8 @@ const NEWER_KEYWORDS = new Set([
 function usesNewerKeywords(schema: JsonSchema): boolean {
   const stack: unknown[] = [schema];
   const seen = new Set<unknown>();
-  for (let node = stack.pop(), n = 0; node !== undefined && n < 100_000; node = stack.pop(), n++) {
+  for (let n = 0; stack.length > 0 && n < 100_000; n++) {
+    const node = stack.pop();
     if (typeof node !== 'object' || node === null || seen.has(node)) continue;
     seen.add(node);
     for (const [key, value] of Object.entries(node)) {

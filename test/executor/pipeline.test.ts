@@ -636,7 +636,11 @@ describe('the pipeline', () => {
   });
 
   it('execute never throws or rejects: null options, an unreadable call or options, an odd scope', async () => {
-    const rt = await createRuntime({ tools: [echo] });
+    // Scopes named as a non-string scope might be read ("5", "number"): none is reached by one.
+    const rt = await createRuntime({
+      tools: [echo],
+      scopes: { default: { mode: 'native' }, '5': { mode: 'native' }, number: { mode: 'native' } },
+    });
     const unreadable = {
       get name(): string {
         throw new Error('boom');
