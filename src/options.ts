@@ -37,19 +37,22 @@ export function integerOptionOr(
 export const MAX_TIMER_MS = 2_147_483_647;
 
 /**
- * `value` as whole milliseconds (a fraction is rounded) when that is from `min` to
- * {@link MAX_TIMER_MS}. @throws IsocodeError INVALID_CONFIG otherwise (NaN, Infinity, not a number).
+ * `value` when it is a whole number of milliseconds from `min` to {@link MAX_TIMER_MS}.
+ * @throws IsocodeError INVALID_CONFIG otherwise.
  */
 export function durationOption(name: string, value: unknown, min: number): number {
-  const ms = typeof value === 'number' && Number.isFinite(value) ? Math.round(value) : NaN;
-  if (ms >= min && ms <= MAX_TIMER_MS) return ms;
-  const got = typeof value === 'string' ? JSON.stringify(clipText(value, 40)) : String(value);
+  const ms = integerOption(name, value, min);
+  if (ms <= MAX_TIMER_MS) return ms;
   throw new IsocodeError(
     'INVALID_CONFIG',
-    `${name} must be a number of milliseconds from ${min} to ${MAX_TIMER_MS} (24.8 days, the longest timer Node keeps), got ${clipText(got, 60)}`,
+    `${name} must be at most ${MAX_TIMER_MS} ms (24.8 days, the longest timer Node keeps), got ${ms}`,
     { details: { option: name } },
   );
 }
+
+/** A finite number rounded to whole milliseconds (anything else as it is, for the check to refuse). */
+export const wholeMs = (value: unknown): unknown =>
+  typeof value === 'number' && Number.isFinite(value) ? Math.round(value) : value;
 
 /** {@link durationOption} of `value`, or `fallback` when it is undefined. */
 export function durationOptionOr(

@@ -3,7 +3,7 @@
  * and returns a runtime with `start(...)` (background runs with handles) and `runs` (the manager the
  * HTTP routes serve).
  */
-import { durationOption, MAX_TIMER_MS } from '../options.js';
+import { durationOption, MAX_TIMER_MS, wholeMs } from '../options.js';
 import { createRuntime } from '../runtime.js';
 import type { Runtime, RuntimeOptions } from '../runtime-types.js';
 import { createParkedApprover, type ParkedRunLink } from './approvals.js';
@@ -88,12 +88,15 @@ export async function createDurableRuntime(
     runs: runOptions,
     ...runtimeOptions
   } = options;
-  if (humanApprovalTimeoutMs !== undefined)
-    durationOption('humanApprovalTimeoutMs', humanApprovalTimeoutMs, 1);
+  // Whole milliseconds: a fraction is rounded (an approval's deadline is stored as an integer).
+  const humanMs =
+    humanApprovalTimeoutMs === undefined
+      ? undefined
+      : durationOption('humanApprovalTimeoutMs', wholeMs(humanApprovalTimeoutMs), 1);
   const store = isStore(storeOption) ? storeOption : await openRunStore(storeOption);
   // The approver needs the manager, the manager the runtime, the runtime the approver: a late link.
   const late: { link?: ParkedRunLink } = {};
-  const approvalTimeoutMs = humanApprovalTimeoutMs ?? 86_400_000;
+  const approvalTimeoutMs = humanMs ?? 86_400_000;
   const runtime: Runtime = await createRuntime({
     ...runtimeOptions,
     // The executor's own bound sits above the parked approver's, which settles first.

@@ -13,7 +13,7 @@
  * claims it and hands it to {@link ReplicaOptions.launch}. It runs on a timer, on the store's wake
  * signal (another replica queued, released or a human decided) and whenever a local slot frees.
  */
-import { durationOptionOr } from '../options.js';
+import { durationOptionOr, wholeMs } from '../options.js';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Fence, RunRecord, RunStatus, RunStore } from './store.js';
@@ -114,7 +114,8 @@ export class Replica {
     this.#store = store;
     this.id = options.id ?? defaultReplicaId();
     // Whole milliseconds: a lease's end is stored in an integer column.
-    this.leaseMs = Math.max(50, durationOptionOr('leaseMs', options.leaseMs, DEFAULT_LEASE_MS, 1));
+    const lease = wholeMs(options.leaseMs);
+    this.leaseMs = Math.max(50, durationOptionOr('leaseMs', lease, DEFAULT_LEASE_MS, 1));
     const heartbeat = Math.floor(this.leaseMs / 3);
     this.#heartbeatMs = Math.max(
       10,
