@@ -1,6 +1,5 @@
 /** Reading a program from a file or stdin. */
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { createReadStream, existsSync } from 'node:fs';
 import { isAbsolute, join, normalize, resolve, sep } from 'node:path';
 import { UsageError } from './errors.js';
 import { packageInfo } from './pkg.js';
@@ -8,13 +7,17 @@ import { packageInfo } from './pkg.js';
 /** Most characters read from a program file or stdin (the runtime caps programs lower). */
 const MAX_PROGRAM_BYTES = 8 * 1024 * 1024;
 
-async function readStdin(stdin: NodeJS.ReadableStream): Promise<string> {
+/** Reads `stream` whole, refusing it past {@link MAX_PROGRAM_BYTES} (a device or a huge file included). */
+async function readBounded(stream: NodeJS.ReadableStream, what: string): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of stdin) {
+  for await (const chunk of stream) {
     const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     size += buf.length;
-    if (size > MAX_PROGRAM_BYTES) throw new UsageError('the program on stdin is too large');
+    if (size > MAX_PROGRAM_BYTES) {
+      (stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
+      throw new UsageError(`${what} is too large (over ${MAX_PROGRAM_BYTES / 1024 / 1024} MiB)`);
+    }
     chunks.push(buf);
   }
   return Buffer.concat(chunks).toString('utf8');
@@ -25,10 +28,13 @@ export async function readProgram(
   file: string,
   stdin: NodeJS.ReadableStream = process.stdin,
 ): Promise<{ code: string; label: string }> {
-  if (file === '-') return { code: await readStdin(stdin), label: '<stdin>' };
+  if (file === '-')
+    return { code: await readBounded(stdin, 'the program on stdin'), label: '<stdin>' };
   try {
-    return { code: await readFile(shippedPath(file), 'utf8'), label: file };
+    const stream = createReadStream(shippedPath(file));
+    return { code: await readBounded(stream, `the program ${file}`), label: file };
   } catch (err) {
+    if (err instanceof UsageError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     const why =
       code === 'ENOENT'

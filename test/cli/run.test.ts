@@ -76,6 +76,15 @@ describe('isocode run', () => {
     expect(result.meta.savings?.wireTokens).toBeGreaterThan(0);
   });
 
+  it('a program file past 8 MiB, or a device that never ends, is a usage error (exit 2), read no further', async () => {
+    const big = file('big.ts', `return 1;\n//${'x'.repeat(9 * 1024 * 1024)}`);
+    for (const path of [big, '/dev/zero']) {
+      const r = await runCli(['run', path]);
+      expect(r.code, path).toBe(2);
+      expect(r.stderr).toContain('too large (over 8 MiB)');
+    }
+  });
+
   it('a type error: diagnostics with file:line:col, "error: typecheck", exit 1, nothing ran', async () => {
     const prog = file('bad-type.ts', `console.log('never');\nconst n: number = 'x';\nreturn n;\n`);
     const r = await runCli(['run', prog]);
