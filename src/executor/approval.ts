@@ -68,12 +68,15 @@ export function requestApproval(
   return new Promise<ApprovalAnswer>((resolve) => {
     let settled = false;
     const inner = new AbortController();
-    const settle = (answer: ApprovalAnswer): void => {
+    // The approver's signal aborts only when its ask is given up (the call aborted, the time-out):
+    // once it answered, its work is done. (An aborted signal after an answer made the MCP face
+    // cancel an elicitation the client had already answered.)
+    const settle = (answer: ApprovalAnswer, answered = false): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
-      if (answer.outcome !== 'allowed-once' && !inner.signal.aborted) inner.abort();
+      if (!answered && !inner.signal.aborted) inner.abort();
       resolve(answer);
     };
     const onAbort = (): void => settle({ outcome: 'cancelled' });
@@ -81,8 +84,8 @@ export function requestApproval(
     signal.addEventListener('abort', onAbort, { once: true });
     try {
       Promise.resolve(approver(request, inner.signal)).then(
-        (answer) => settle(answerOf(answer)),
-        () => settle({ outcome: 'unavailable' }),
+        (answer) => settle(answerOf(answer), true),
+        () => settle({ outcome: 'unavailable' }, true),
       );
     } catch {
       settle({ outcome: 'unavailable' });

@@ -131,6 +131,28 @@ describe('the approval seam', () => {
     expect(decided[0]?.type === 'approval/decided' && decided[0].outcome).toBe('cancelled');
   });
 
+  it("an approver's signal stays quiet once it answered (any answer); the time-out aborts it", async () => {
+    for (const outcome of ['rejected', 'allowed-once', 'unavailable'] as const) {
+      let seen: AbortSignal | undefined;
+      const { rt } = await withApprover((_req, signal) => {
+        seen = signal;
+        return outcome;
+      });
+      await rt.execute({ name: 'echo', args: { text: 'a' } });
+      expect(seen?.aborted, outcome).toBe(false);
+    }
+    let slow: AbortSignal | undefined;
+    const { rt } = await withApprover(
+      (_req, signal) => {
+        slow = signal;
+        return new Promise<ApprovalOutcome>(() => {});
+      },
+      { approvalTimeoutMs: 30 },
+    );
+    await rt.execute({ name: 'echo', args: { text: 'a' } });
+    expect(slow?.aborted).toBe(true);
+  });
+
   it('the approver sees the call and a deny from a later pre-hook wins over an earlier ask', async () => {
     const r = recorder();
     const rt = await createRuntime({
