@@ -14,7 +14,7 @@ import {
   type LoggingLevel,
   type ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
+import { anyParams } from './params.js';
 import type { LogLine } from '../run-code/types.js';
 import { clipVisible, visible } from '../text/visible.js';
 
@@ -31,10 +31,7 @@ const SEVERITY: ReadonlyMap<string, number> = new Map(
  * `logging/setLevel` with any params: the level is checked by the handler, so a wrong one is
  * answered -32602 (invalid params) as JSON-RPC says, not -32603 from a failed schema parse.
  */
-const SetLevelRequest = z.object({
-  method: z.literal('logging/setLevel'),
-  params: z.unknown().optional(),
-});
+const SetLevelRequest = anyParams('logging/setLevel');
 
 /** The MCP level of a console method: `log` is `info`, `warn` is `warning`. */
 export function mcpLevelOf(level: LogLine['level']): LoggingLevel {

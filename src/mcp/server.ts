@@ -3,6 +3,7 @@
  * one `run_code` tool whose description carries the instructions and the SDK), and `tools/call`
  * goes through the runtime's full executor pipeline.
  */
+import { anyParams, paramsOf } from './params.js';
 import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
@@ -133,7 +134,10 @@ export function buildMcpServer(options: McpServerOptions): TrackedMcpServer {
     },
   );
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing().tools }));
+  server.setRequestHandler(anyParams('tools/list'), (request) => {
+    paramsOf(ListToolsRequestSchema.shape.params, 'tools/list', request.params);
+    return { tools: listing().tools };
+  });
   const logging = handleLogging(server);
 
   // When the runtime's catalog changes (an upstream server's list_changed), tell the client.
@@ -149,10 +153,11 @@ export function buildMcpServer(options: McpServerOptions): TrackedMcpServer {
   };
 
   server.setRequestHandler(
-    CallToolRequestSchema,
+    anyParams('tools/call'),
     async (request, extra): Promise<CallToolResult> => {
-      const { name } = request.params;
-      const args = request.params.arguments ?? {};
+      const params = paramsOf(CallToolRequestSchema.shape.params, 'tools/call', request.params);
+      const { name } = params;
+      const args = params.arguments ?? {};
       const list = listing();
       // The runtime answers the helpers in any code-mode scope; this face only when it lists them.
       if (!list.helpers && isHelperName(name)) {
@@ -167,7 +172,7 @@ export function buildMcpServer(options: McpServerOptions): TrackedMcpServer {
       calls += 1;
       active = Date.now();
       const callId = randomUUID();
-      const token = request.params._meta?.progressToken;
+      const token = params._meta?.progressToken;
       let progress = 0;
       const notify = (message: string): void => {
         if (token === undefined || extra.signal.aborted) return;

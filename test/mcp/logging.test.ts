@@ -104,4 +104,26 @@ describe('logging/setLevel and notifications/message', () => {
     ).rejects.toMatchObject({ code: -32602 });
     await client.close();
   });
+
+  it('answers tools/call and tools/list with wrong params as invalid params (-32602)', async () => {
+    const { client } = await connect(inMemory());
+    const { EmptyResultSchema } = await import('@modelcontextprotocol/sdk/types.js');
+    for (const [method, params] of [
+      ['tools/call', { name: 5 }],
+      ['tools/call', { name: 'run_code', arguments: 'x' }],
+      ['tools/list', { cursor: 5 }],
+    ] as const) {
+      const error = await client.request({ method, params }, EmptyResultSchema).then(
+        () => undefined,
+        (e: unknown) => e as { code: number; message: string },
+      );
+      expect(error?.code, method).toBe(-32602);
+      // (tools/call's text is the SDK's own check, which runs before the handler.)
+      if (method === 'tools/list') expect(error?.message).not.toContain('\n');
+      expect(error?.message.length).toBeLessThan(2000);
+    }
+    // The server serves on.
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('run_code');
+    await client.close();
+  });
 });
