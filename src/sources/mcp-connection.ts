@@ -13,6 +13,7 @@ import type {
   jsonSchemaValidator,
   JsonSchemaValidatorResult,
 } from '@modelcontextprotocol/sdk/validation/types.js';
+import { z } from 'zod';
 import { IsocodeError, isIsocodeError } from '../index.js';
 import { childEnvironment, stderrTailForMessage } from './child-process.js';
 import { abortError, listAllTools, raceAbort, sleep, stopChild, waitForExit } from './mcp-waits.js';
@@ -30,6 +31,9 @@ interface Session {
 }
 
 const CLIENT_INFO = { name: 'isocode', version: '0.1.0' };
+
+/** A `tools/call` result as any object (see `callTool`). */
+const CALL_RESULT = z.looseObject({});
 /** setTimeout's ceiling: the SDK's own per-request timeout is disabled; callers' signals and the runtime's timeouts govern. */
 const NO_SDK_TIMEOUT = 2_147_483_647;
 const STDERR_TAIL_CHARS = 8192;
@@ -122,10 +126,13 @@ export class McpConnection {
     if (signal.aborted) throw abortError(signal);
     const session = await this.#ensure(signal);
     try {
-      const result = await session.client.callTool({ name: tool, arguments: args }, undefined, {
-        signal,
-        timeout: NO_SDK_TIMEOUT,
-      });
+      // Read as any object: mapCallResult reads it field by field (an unknown content kind is a
+      // text note there); the SDK's own result schema failed the whole call on one odd block.
+      const result = await session.client.request(
+        { method: 'tools/call', params: { name: tool, arguments: args } },
+        CALL_RESULT,
+        { signal, timeout: NO_SDK_TIMEOUT },
+      );
       this.#failures = 0;
       return result;
     } catch (error) {

@@ -200,6 +200,46 @@ describe('mcpTools with an in-process upstream', () => {
     });
   });
 
+  it('an unknown content kind is a text note; the other blocks of the result are kept', async () => {
+    // A raw upstream: the SDK's own server would not send a block of an unknown kind.
+    const raw: McpToolsOptions['mcp'] = {
+      transport: () => {
+        const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+        serverSide.onmessage = (m) => {
+          if (!('id' in m) || !('method' in m)) return;
+          const reply = (result: unknown): void =>
+            void serverSide.send({ jsonrpc: '2.0', id: m.id, result } as never);
+          if (m.method === 'initialize')
+            reply({
+              protocolVersion: (m.params as { protocolVersion: string }).protocolVersion,
+              capabilities: { tools: {} },
+              serverInfo: { name: 'raw', version: '1' },
+            });
+          else if (m.method === 'tools/list')
+            reply({ tools: [{ name: 'odd', inputSchema: objectSchema }] });
+          else if (m.method === 'tools/call')
+            reply({
+              content: [
+                { type: 'weird', stuff: 1 },
+                { type: 'text', text: 'ok' },
+              ],
+            });
+        };
+        void serverSide.start();
+        return clientSide;
+      },
+    };
+    const source = await mcpTools({ name: 'up', mcp: raw });
+    opened.push(source);
+    expect(await tool(source.tools, 'up.odd').execute({}, ctx())).toEqual({
+      text: '[unsupported content block of type "weird"]\nok',
+      content: [
+        { type: 'text', text: '[unsupported content block of type "weird"]' },
+        { type: 'text', text: 'ok' },
+      ],
+    });
+  });
+
   it('maps isError results to TOOL_ERROR and JSON-RPC errors to UPSTREAM_ERROR with the MCP code', async () => {
     const u = upstream(
       [
