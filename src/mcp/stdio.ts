@@ -1,6 +1,7 @@
 /** Serving a runtime's scope as an MCP server over stdio. */
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { thrownText } from '../errors.js';
 import { createMcpServer, type McpServerOptions } from './server.js';
 
 /** Options of {@link serveMcpStdio}. */
@@ -17,6 +18,12 @@ export interface McpStdioHandle {
   readonly closed: Promise<void>;
   /** Closes the session; in-flight calls are aborted. Does not close the runtime. Idempotent. */
   close(): Promise<void>;
+  /**
+   * Why the session ended on its own, when the channel failed rather than the client leaving: a
+   * message over the 10 MiB the transport reads ends the session (its request cannot be answered:
+   * it was never read whole). Undefined after a clean end.
+   */
+  failure(): string | undefined;
 }
 
 /**
@@ -31,6 +38,12 @@ export async function serveMcpStdio(options: McpStdioOptions): Promise<McpStdioH
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
   server.onclose = () => resolveClosed();
+  // The transport reports a message it could not read (over its buffer), then closes itself.
+  let failure: string | undefined;
+  transport.onerror = (error) => {
+    if (/exceeded maximum size/i.test(thrownText(error)))
+      failure ??= 'a message over the 10 MiB an MCP stdio message may have ended the session';
+  };
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>
@@ -45,6 +58,6 @@ export async function serveMcpStdio(options: McpStdioOptions): Promise<McpStdioH
   };
   stdin.on('end', onEnd);
   stdin.on('close', onEnd);
-  await server.connect(transport);
-  return { closed, close };
+  await server.connect(transport); // (the server's own handler runs after ours)
+  return { closed, close, failure: () => failure };
 }

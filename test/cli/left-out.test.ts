@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectMcpCli, ROOT } from './helpers.js';
+import { connectMcpCli, ROOT, runCli } from './helpers.js';
 
 let work: string;
 let client: Client;
@@ -66,4 +66,31 @@ describe('isocode mcp on a server with tools it cannot offer', () => {
     // eslint-disable-next-line no-control-regex
     expect(/[\u001b\u202e]/u.test(stderr())).toBe(false);
   });
+});
+
+describe('isocode mcp on stdio, a message over 10 MiB', () => {
+  it('ends the session with a line on stderr and exit 1, not a silent exit 0', async () => {
+    const init = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 't', version: '1' },
+      },
+    });
+    const huge = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: {
+        name: 'run_code',
+        arguments: { code: 'x'.repeat(11 * 1024 * 1024), description: 'd' },
+      },
+    });
+    const r = await runCli(['mcp'], { input: `${init}\n${huge}\n`, timeoutMs: 120_000 });
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toContain('over the 10 MiB');
+  }, 150_000);
 });

@@ -2,7 +2,7 @@
 import { serveMcpHttp } from '../../mcp/http-lazy.js';
 import { serveMcpStdio } from '../../mcp/stdio.js';
 import { resolveApiKeys } from '../../sources/config.js';
-import { EXIT_OK, UsageError } from '../errors.js';
+import { EXIT_FAILURE, EXIT_OK, UsageError } from '../errors.js';
 import { openCliRuntime } from '../open.js';
 import { leftOutLines, type Io } from '../output.js';
 import { packageInfo } from '../pkg.js';
@@ -43,7 +43,10 @@ export async function mcpCommand(flags: McpFlags, io: Io, stop: AbortSignal): Pr
       io.err(`isocode MCP server on stdio (scope "${opened.scope}", mode ${mode})`);
       await Promise.race([handle.closed, untilStopped(stop)]);
       await handle.close();
-      return EXIT_OK;
+      const failure = handle.failure();
+      if (failure === undefined) return EXIT_OK;
+      io.err(`error: ${failure}`);
+      return EXIT_FAILURE;
     }
     // Over HTTP the config's API keys apply (each bound to its scope), as for `isocode serve`.
     const apiKeys = opened.config ? resolveApiKeys(opened.config) : [];
