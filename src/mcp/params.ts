@@ -15,9 +15,7 @@ export function anyParams<M extends string>(method: M) {
 /** A schema's parse of `params`. @throws McpError InvalidParams (-32602) naming the first issue. */
 export function paramsOf<T>(
   schema: {
-    safeParse(
-      value: unknown,
-    ):
+    safeParse(value: unknown):
       | { success: true; data: T }
       | {
           success: false;
