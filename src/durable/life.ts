@@ -19,15 +19,13 @@ import { executeDurably } from './execute.js';
 import { journalStoreOf } from './journal-store.js';
 import type { Lease, SlotRelease } from './recovery.js';
 import type { ReplayVerdict } from './journal-types.js';
-import type { NewEvent, RunEvent, RunRecord, RunStatus, RunStore, Settled } from './store.js';
+import type { NewEvent, RunRecord, RunStatus, RunStore } from './store.js';
 
 /** What a life needs of its manager. */
 export interface LifeDeps {
   runtime: Runtime;
   store: RunStore;
   replicaId: string;
-  /** Appended events go out to this replica's listeners (SSE, MCP) through here. */
-  emit(event: RunEvent): void;
   /** How long every live call must wait for a human before the run is parked; false: never. */
   parkAfterMs: number | false;
   /** How long a settlement keeps being retried while the store is unreachable, in ms. */
@@ -66,14 +64,13 @@ const plain = (value: unknown): JsonValue =>
 
 /** Appends `data` as a run event after the run's earlier appends; a lost event never breaks the run. */
 export function appendInOrder(
-  deps: Pick<LifeDeps, 'store' | 'emit'>,
+  deps: Pick<LifeDeps, 'store'>,
   run: Pick<LocalRun, 'id' | 'chain'>,
   type: string,
   data: JsonValue,
 ): Promise<unknown> {
   return (run.chain = run.chain
     .then(() => deps.store.appendEvent(run.id, type, data))
-    .then((e) => e && deps.emit(e))
     .catch(() => undefined));
 }
 
@@ -183,9 +180,8 @@ export function runCallIdOf(runId: string): string {
 /** Parks the run (its approvals stay pending) or releases it for another replica (shutdown). */
 async function letGo(deps: LifeDeps, run: LocalRun, lease: Lease): Promise<void> {
   const parked = run.ending === 'parking';
-  const released = await deps.store.releaseRun(run.id, lease.fence, { parked }).catch(() => false);
-  if (released && parked)
-    await appendInOrder(deps, run, 'status', { status: 'waiting-approval', parked: true });
+  // A parked release writes its own status event (one transaction).
+  await deps.store.releaseRun(run.id, lease.fence, { parked }).catch(() => false);
 }
 
 /** The settlement of a verdict (the run's final state, or `interrupted`). */
@@ -221,11 +217,10 @@ async function settle(
       cancelPendingApprovalsAs: ISOCODE_DECIDER,
       events: [resultEvent(s, r, e)],
     });
-  let settled: Settled | undefined;
   const deadline = Date.now() + deps.settleRetryMs;
   for (let delay = 100; ; delay = Math.min(delay * 2, 5000)) {
     try {
-      settled = await write(status, result, error);
+      await write(status, result, error);
       break;
     } catch (cause) {
       if (codeOf(cause) === 'STORE_UNAVAILABLE' && Date.now() + delay < deadline) {
@@ -238,11 +233,10 @@ async function settle(
         code: 'INTERNAL_ERROR',
         message: `the run ended ${status}, but its outcome could not be stored (${thrownText(cause)}); it is reported as failed`,
       };
-      settled = await write('failed', undefined, stored).catch(() => undefined);
+      await write('failed', undefined, stored).catch(() => undefined);
       break;
     }
   }
-  for (const e of settled?.events ?? []) deps.emit(e);
 }
 
 /** The `result` event of a settlement (SSE followers stop at it). */

@@ -240,6 +240,24 @@ export interface ApprovalRecord extends Readback {
   expiresAt: number | undefined;
 }
 
+/**
+ * The data of a run's `approval` event: the one shape, written by the store in the same
+ * transaction as each change of the approval (asked, decided, expired, cancelled when its run
+ * settled), so an approval never changes without its event, nor gets one twice.
+ */
+export function approvalEventData(a: ApprovalRecord): JsonValue {
+  return {
+    id: a.id,
+    tool: a.tool,
+    status: a.status,
+    reason: a.reason,
+    decidedBy: a.decidedBy ?? null,
+  };
+}
+
+/** The `status` event a parked release writes (see {@link RunStore.releaseRun}). */
+export const PARKED_EVENT: JsonValue = { status: 'waiting-approval', parked: true };
+
 /** What {@link RunStore.createApproval} records. */
 export interface NewApproval {
   id: string;

@@ -165,6 +165,8 @@ export function createRunManager(options: RunManagerOptions): RunManager {
     events.emit(e);
     if (e.type === 'result') for (const w of settledWaiters.get(e.runId) ?? []) w();
   };
+  // Every event this replica's store writes reaches the listeners from the store, once committed.
+  const offEvents = store.onEvent(emit);
   const health = new StoreHealth(store);
   const replica: Replica = new Replica(store, {
     ...options.replica,
@@ -174,7 +176,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
     launch: (record, lease, slot) => launch(record, lease, slot).done,
     upkeep: async () => {
       await health.refresh();
-      await runUpkeep(store, options, emit);
+      await runUpkeep(store, options);
     },
   });
   const replicaId = replica.id;
@@ -200,11 +202,11 @@ export function createRunManager(options: RunManagerOptions): RunManager {
     return run;
   }
 
+  // In order with the life's other events; the change and its event in one transaction, so a run
+  // settled meanwhile gets no status event after its result.
   const setStatus = (run: LocalRun, status: RunStatus, from: RunStatus[]): Promise<unknown> =>
     (run.chain = run.chain
-      .then(() => store.updateRun(run.id, { status }, { status: from }))
-      .then((r) => r && store.appendEvent(run.id, 'status', { status }))
-      .then((e) => e && emit(e))
+      .then(() => store.changeStatus(run.id, status, from))
       .catch(() => undefined));
 
   // A cancel posted to another replica only changes the store: notice it and stop the run here.
@@ -238,7 +240,6 @@ export function createRunManager(options: RunManagerOptions): RunManager {
       const run = local.get(a.runId);
       if (!run) return;
       run.pending.add(a.id);
-      void appendInOrder(deps, run, 'approval', approvalEvent(a));
       if (run.pending.size === 1) void setStatus(run, 'waiting-approval', ['running']);
       run.watch();
     },
@@ -246,7 +247,6 @@ export function createRunManager(options: RunManagerOptions): RunManager {
       const run = local.get(a.runId);
       if (!run) return;
       run.pending.delete(a.id);
-      void appendInOrder(deps, run, 'approval', approvalEvent(a));
       if (run.pending.size === 0) void setStatus(run, 'running', ['waiting-approval']);
       run.watch();
     },
@@ -305,7 +305,6 @@ export function createRunManager(options: RunManagerOptions): RunManager {
           : [resultEvent('cancelled', undefined, undefined)]),
       ],
     });
-    for (const e of settled?.events ?? []) emit(e);
     return settled !== undefined;
   }
 
@@ -381,8 +380,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
         return handleOf(checkedRetry(run, hash), false);
       }
       if (slot === undefined) {
-        const e = await store.appendEvent(run.id, 'status', { status: 'queued' });
-        if (e) emit(e);
+        await store.appendEvent(run.id, 'status', { status: 'queued' });
         replica.wake();
       } else launch(run, replica.adopt(run), slot);
       return handleOf(run, true);
@@ -402,22 +400,17 @@ export function createRunManager(options: RunManagerOptions): RunManager {
       if (orphan && (await cancelOrphan(record))) return manager.get(id);
       // A run another replica holds is only marked: its holder notices, stops it and settles it.
       const from: RunStatus[] = ['queued', 'running', 'waiting-approval', 'interrupted'];
-      const updated = await store.updateRun(id, { status: 'cancelled' }, { status: from });
+      // One `cancelled` event however many cancels race: only the one that changed the status.
+      await store.changeStatus(id, 'cancelled', from);
       if (run) {
-        // One `cancelled` event however many cancels race: only the one that changed the status.
-        if (updated) await appendInOrder(deps, run, 'status', { status: 'cancelled' });
         run.controller.abort();
         await run.done;
-      } else if (updated) {
-        const e = await store.appendEvent(id, 'status', { status: 'cancelled' });
-        if (e) emit(e);
       }
       return manager.get(id);
     },
     async resolve(id, resolution, scope) {
       const event = await resolveInterrupted(store, id, resolution, scope);
       if (event === undefined) return undefined;
-      emit(event);
       replica.wake();
       return manager.get(id);
     },
@@ -438,6 +431,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
       }
       await Promise.all(runs.map((r) => r.done));
       await replica.stop();
+      offEvents();
     },
   };
   replica.start();
@@ -471,14 +465,4 @@ function checkedRetry(run: RunRecord, hash: string): RunRecord {
       { details: { runId: run.id } },
     );
   return run;
-}
-
-function approvalEvent(a: ApprovalRecord): JsonValue {
-  return {
-    id: a.id,
-    tool: a.tool,
-    status: a.status,
-    reason: a.reason,
-    decidedBy: a.decidedBy ?? null,
-  };
 }

@@ -1,35 +1,44 @@
 /** The PostgreSQL store's approvals: create, read, list, decide and expire (decisions announced by NOTIFY). */
 import { encodeJson, encodeText, isStorableId } from './encode.js';
-import { refuseAllowingDamaged, toApproval } from './rows.js';
+import { refuseAllowingDamaged, toApproval, type Row } from './rows.js';
+import type { SqlQuery } from './sql-client.js';
 import { clamp, type SqlContext } from './sql-context.js';
-import type { RunStoreApprovals } from './store.js';
+import { approvalEventData, type ApprovalRecord, type RunStoreApprovals } from './store.js';
 
 /** The approval methods of the store on `ctx`. */
 export function approvalMethods(ctx: SqlContext): RunStoreApprovals {
-  const { s, decisions, wakeChannel, query, wakeApproval } = ctx;
+  const { s, decisions, wakeChannel, query, inTx, append, wakeApproval } = ctx;
+  /** Appends the `approval` event of each of `changed` inside transaction `q`. */
+  const eventsOf = async (q: SqlQuery, changed: readonly ApprovalRecord[]): Promise<void> => {
+    for (const a of changed) await append(q, a.runId, 'approval', approvalEventData(a));
+  };
   return {
     async createApproval(a) {
       const args = encodeJson(a.args) ?? 'null';
-      const rows = await query(
-        `WITH ins AS (
+      return inTx(async (q) => {
+        const rows = await q<Row>(
+          `WITH ins AS (
            INSERT INTO ${s}.approvals (id, run_id, call_key, tool, args, scope, reason, status, created_at, expires_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, $9) RETURNING *),
          b AS (UPDATE ${s}.runs SET bytes = bytes + $10 WHERE id = $2)
          SELECT * FROM ins`,
-        [
-          a.id,
-          a.runId,
-          encodeText(a.callKey),
-          encodeText(a.tool),
-          args,
-          a.scope,
-          encodeText(a.reason),
-          Date.now(),
-          a.expiresAt ?? null,
-          args.length,
-        ],
-      );
-      return toApproval(rows[0]!);
+          [
+            a.id,
+            a.runId,
+            encodeText(a.callKey),
+            encodeText(a.tool),
+            args,
+            a.scope,
+            encodeText(a.reason),
+            Date.now(),
+            a.expiresAt ?? null,
+            args.length,
+          ],
+        );
+        const asked = toApproval(rows[0]!);
+        await eventsOf(q, [asked]);
+        return asked;
+      });
     },
 
     async getApproval(id, scope) {
@@ -81,30 +90,40 @@ export function approvalMethods(ctx: SqlContext): RunStoreApprovals {
         if (asked[0]) refuseAllowingDamaged(toApproval(asked[0]), status);
       }
       const params: unknown[] = [id, status, encodeText(by), Date.now(), decisions, wakeChannel];
-      const rows = await query(
-        `WITH u AS (
-           UPDATE ${s}.approvals SET status = $2, decided_by = $3, decided_at = $4
-           WHERE id = $1 AND status = 'pending'${scope === undefined ? '' : ` AND scope = $${params.push(scope)}`}
-           RETURNING *)
-         SELECT u.*, pg_notify($5, u.id) AS n1, pg_notify($6, u.run_id) AS n2 FROM u`,
-        params,
-      );
-      if (!rows[0]) return undefined;
-      wakeApproval(id);
-      return toApproval(rows[0]);
+      const ofScope = scope === undefined ? '' : ` AND scope = $${params.push(scope)}`;
+      const decided = await inTx(async (q) => {
+        const rows = await q<Row>(
+          `WITH u AS (
+             UPDATE ${s}.approvals SET status = $2, decided_by = $3, decided_at = $4
+             WHERE id = $1 AND status = 'pending'${ofScope}
+             RETURNING *)
+           SELECT u.*, pg_notify($5, u.id) AS n1, pg_notify($6, u.run_id) AS n2 FROM u`,
+          params,
+        );
+        if (!rows[0]) return undefined;
+        const decided = toApproval(rows[0]);
+        await eventsOf(q, [decided]);
+        return decided;
+      });
+      if (decided) wakeApproval(id);
+      return decided;
     },
 
     async expireApprovals(now, by) {
-      const rows = await query(
-        `WITH u AS (
+      const decided = await inTx(async (q) => {
+        const rows = await q<Row>(
+          `WITH u AS (
            UPDATE ${s}.approvals SET status = 'unavailable', decided_by = $2, decided_at = $1
            WHERE id IN (SELECT id FROM ${s}.approvals WHERE status = 'pending' AND expires_at < $1 ORDER BY ord LIMIT 500)
              AND status = 'pending'
            RETURNING *)
          SELECT u.*, pg_notify($3, u.id) AS n1, pg_notify($4, u.run_id) AS n2 FROM u`,
-        [now, encodeText(by), decisions, wakeChannel],
-      );
-      const decided = rows.map(toApproval);
+          [now, encodeText(by), decisions, wakeChannel],
+        );
+        const decided = rows.map(toApproval);
+        await eventsOf(q, decided);
+        return decided;
+      });
       for (const a of decided) wakeApproval(a.id);
       return decided;
     },

@@ -29,7 +29,10 @@ export interface SqlContext {
   readonly wakeChannel: string;
   /** One statement; a driver failure becomes the store's error. */
   readonly query: (sql: string, params?: unknown[]) => Promise<Row[]>;
-  /** One transaction; a driver failure becomes the store's error. */
+  /**
+   * One transaction; a driver failure becomes the store's error. The events it appended go to the
+   * store's listeners once it committed, in order; a rolled-back one's never do.
+   */
   readonly inTx: <T>(fn: (q: SqlQuery) => Promise<T>) => Promise<T>;
   /** NOTIFY, best effort (polling is the safety net). */
   readonly notify: (channel: string, payload: string) => Promise<unknown>;
@@ -48,13 +51,25 @@ export interface SqlContext {
   readonly fenced: (id: string, owner: string, epoch: string) => string;
 }
 
-/** The context over `query` and `inTx` for schema `s`. */
+/** The context over `query` and `transaction` for schema `s`; committed events go to `told`. */
 export function sqlContext(
   s: string,
   query: SqlContext['query'],
-  inTx: SqlContext['inTx'],
+  transaction: SqlContext['inTx'],
   wakeApproval: (id: string) => void,
+  told: (event: RunEvent) => void,
 ): SqlContext {
+  const appended = new WeakMap<SqlQuery, RunEvent[]>(); // by transaction
+  const inTx = async <T>(fn: (q: SqlQuery) => Promise<T>): Promise<T> => {
+    let events: RunEvent[] = [];
+    const out = await transaction((q) => {
+      events = [];
+      appended.set(q, events);
+      return fn(q);
+    });
+    for (const e of events) told(e);
+    return out;
+  };
   const decisions = `${s}_decisions`;
   const wakeChannel = `${s}_runs`;
   const notify = (channel: string, payload: string): Promise<unknown> =>
@@ -72,7 +87,9 @@ export function sqlContext(
        INSERT INTO ${s}.events (run_id, seq, type, data, at) SELECT $1, next_event, $2, $3, $5 FROM n RETURNING *`,
       [runId, type, text, text.length, Date.now()],
     );
-    return rows[0] ? toEvent(rows[0]) : undefined;
+    const event = rows[0] ? toEvent(rows[0]) : undefined;
+    if (event) appended.get(q)?.push(event);
+    return event;
   };
   const claimable = (
     now: string,

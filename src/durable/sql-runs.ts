@@ -3,7 +3,13 @@ import { IsocodeError } from '../errors.js';
 import { encodeJson, encodeText, isStorableId } from './encode.js';
 import { toApproval, toRun, type Row } from './rows.js';
 import { clamp, len, type SqlContext } from './sql-context.js';
-import type { ApprovalRecord, RunEvent, RunStoreRuns } from './store.js';
+import {
+  approvalEventData,
+  PARKED_EVENT,
+  type ApprovalRecord,
+  type RunEvent,
+  type RunStoreRuns,
+} from './store.js';
 
 /** The run methods of the store on `ctx`. */
 export function runMethods(ctx: SqlContext): RunStoreRuns {
@@ -142,14 +148,31 @@ export function runMethods(ctx: SqlContext): RunStoreRuns {
       return rows.length > 0;
     },
 
+    async changeStatus(id, status, from, data) {
+      if (!isStorableId(id) || from.length === 0) return undefined;
+      return inTx(async (q) => {
+        const [row] = await q<Row>(
+          `UPDATE ${s}.runs SET status = $2, updated_at = $3 WHERE id = $1 AND status = ANY($4) RETURNING *`,
+          [id, status, Date.now(), [...from]],
+        );
+        if (!row) return undefined;
+        await append(q, id, 'status', data ?? { status });
+        return toRun(row);
+      });
+    },
+
     async releaseRun(id, f, o = {}) {
-      const rows = await query(
-        `UPDATE ${s}.runs SET owner = NULL, lease_expires_at = NULL, parked = $4, updated_at = $5
-         WHERE id = $1 AND owner = $2 AND epoch = $3 RETURNING id`,
-        [id, f.owner, f.epoch, o.parked === true, Date.now()],
-      );
-      if (rows.length > 0) await notify(wakeChannel, id);
-      return rows.length > 0;
+      const released = await inTx(async (q) => {
+        const rows = await q<Row>(
+          `UPDATE ${s}.runs SET owner = NULL, lease_expires_at = NULL, parked = $4, updated_at = $5
+           WHERE id = $1 AND owner = $2 AND epoch = $3 RETURNING id`,
+          [id, f.owner, f.epoch, o.parked === true, Date.now()],
+        );
+        if (rows.length > 0 && o.parked === true) await append(q, id, 'status', PARKED_EVENT);
+        return rows.length > 0;
+      });
+      if (released) await notify(wakeChannel, id);
+      return released;
     },
 
     async settleRun(id, f, st) {
@@ -192,13 +215,7 @@ export function runMethods(ctx: SqlContext): RunStoreRuns {
             .sort((x, y) => x.createdAt - y.createdAt || (x.id < y.id ? -1 : 1))) {
             approvals.push(a);
             await q('SELECT pg_notify($1, $2)', [decisions, a.id]);
-            const e = await append(q, id, 'approval', {
-              id: a.id,
-              tool: a.tool,
-              status: a.status,
-              reason: a.reason,
-              decidedBy: a.decidedBy ?? null,
-            });
+            const e = await append(q, id, 'approval', approvalEventData(a));
             if (e) events.push(e);
           }
         }

@@ -7,6 +7,7 @@
  * polling as the safety net.
  */
 import { IsocodeError, thrownText } from '../errors.js';
+import { Emitter } from '../events/emitter.js';
 import { ApprovalWaiters } from './approval-waiters.js';
 import { isSchemaName, migrate } from './migrations.js';
 import type { Row } from './rows.js';
@@ -15,7 +16,7 @@ import type { SqlClient, SqlQuery } from './sql-client.js';
 import { FINAL, clamp, sqlContext } from './sql-context.js';
 import { journalMethods } from './sql-journal.js';
 import { runMethods } from './sql-runs.js';
-import type { RunStore, WaitOptions } from './store.js';
+import type { RunEvent, RunStore, WaitOptions } from './store.js';
 
 /** Options of {@link createSqlStore}. */
 export interface SqlStoreOptions {
@@ -102,7 +103,8 @@ export async function createSqlStore(
   // '*' after a LISTEN reconnect: notifications may have been lost, every waiter re-reads.
   const waiters = new ApprovalWaiters(pollMs);
   const wakeApproval = (id: string): void => waiters.wake(id);
-  const ctx = sqlContext(s, query, inTx, wakeApproval);
+  const appended = new Emitter<[RunEvent]>();
+  const ctx = sqlContext(s, query, inTx, wakeApproval, (e) => appended.emit(e));
   const { decisions, wakeChannel } = ctx;
   const wakeListeners = new Set<() => void>();
   const wakeAll = (): void => {
@@ -137,6 +139,8 @@ export async function createSqlStore(
       void listen();
       return () => wakeListeners.delete(listener);
     },
+
+    onEvent: (listener) => appended.on(listener),
 
     async usage(scope) {
       const [row] = await query(

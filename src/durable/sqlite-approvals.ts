@@ -3,11 +3,11 @@ import { IsocodeError } from '../errors.js';
 import { encodeJson, encodeText, isStorableId } from './encode.js';
 import { refuseAllowingDamaged, toApproval as approvalOf } from './rows.js';
 import { Conditions, clamp, marks, type SqliteContext } from './sqlite-context.js';
-import type { RunStoreApprovals } from './store.js';
+import { approvalEventData, type RunStoreApprovals } from './store.js';
 
 /** The approval methods of the store on `ctx`. */
 export function approvalMethods(ctx: SqliteContext): RunStoreApprovals {
-  const { tx, one, all, addBytes, decide, announce } = ctx;
+  const { tx, one, all, addBytes, append, decide, announce } = ctx;
   return {
     createApproval: (a) =>
       tx(() => {
@@ -26,7 +26,9 @@ export function approvalMethods(ctx: SqliteContext): RunStoreApprovals {
           a.expiresAt ?? null,
         );
         addBytes(a.runId, args.length);
-        return approvalOf(row!);
+        const asked = approvalOf(row!);
+        append(a.runId, 'approval', approvalEventData(asked), asked.createdAt);
+        return asked;
       }).catch((e: unknown) => {
         const cause = (e as { cause?: unknown }).cause;
         if (/FOREIGN KEY/i.test(cause instanceof Error ? cause.message : ''))
@@ -77,8 +79,8 @@ export function approvalMethods(ctx: SqliteContext): RunStoreApprovals {
               return undefined;
             refuseAllowingDamaged(asked, status);
             const d = decide(id, status, by, Date.now());
-            if (d) announce([d]);
-            return d;
+            if (d) announce([d.approval]);
+            return d?.approval;
           }),
 
     expireApprovals: (now, by) =>
@@ -88,8 +90,9 @@ export function approvalMethods(ctx: SqliteContext): RunStoreApprovals {
           now,
         );
         const decided = due.flatMap((r) => decide(String(r.id), 'unavailable', by, now) ?? []);
-        announce(decided);
-        return decided;
+        const approvals = decided.map((d) => d.approval);
+        announce(approvals);
+        return approvals;
       }),
   };
 }

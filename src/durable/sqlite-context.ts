@@ -1,7 +1,7 @@
 /**
  * What the embedded store's method groups share: the database, the one-transaction-per-method
  * rule, the statements several groups use (a run's fence, its byte count, its events, an approval's
- * decision) and the SQL fragments of the contract's rules. Made once per open store by
+ * decision with its event) and the SQL fragments of the contract's rules. Made once per open store by
  * `openSqliteStore` (sqlite-store.ts); the groups are sqlite-runs.ts, sqlite-journal.ts and
  * sqlite-approvals.ts.
  */
@@ -11,6 +11,7 @@ import { encodeJson, encodeText } from './encode.js';
 import type { SqliteDb, SqliteRow, SqlValue } from './sqlite-driver.js';
 import { toApproval as approvalOf, toRun as runOf } from './rows.js';
 import {
+  approvalEventData,
   FINAL_STATUSES,
   type ApprovalRecord,
   type Fence,
@@ -70,15 +71,13 @@ export interface SqliteContext {
     data: JsonValue,
     at: number,
   ) => RunEvent | undefined;
-  /** Decides a pending approval; undefined when it was not pending. */
+  /** Decides a pending approval and appends its run's `approval` event; undefined when it was not pending. */
   readonly decide: (
     id: string,
     status: string,
     by: string,
     at: number,
-  ) => ApprovalRecord | undefined;
-  /** The `approval` event of a decided approval. */
-  readonly approvalEvent: (a: ApprovalRecord) => JsonValue;
+  ) => { approval: ApprovalRecord; event: RunEvent | undefined } | undefined;
   /** Wakes the waiters of decided approvals, and the store's wake listeners. */
   readonly announce: (decided: readonly ApprovalRecord[]) => void;
   /** Tells the store's wake listeners that a run may be claimable (after this turn). */
@@ -90,19 +89,30 @@ export function sqliteContext(
   db: SqliteDb,
   wake: () => void,
   wakeApproval: (id: string) => void,
+  told: (event: RunEvent) => void,
 ): SqliteContext & { readonly closed: boolean; readonly close: () => void } {
   let closed = false;
-  /** Runs `fn` in one write transaction. Every store method goes through here. */
+  /** The events appended by the transaction in progress: told once it commits. */
+  let appended: RunEvent[] = [];
+  /**
+   * Runs `fn` in one write transaction. Every store method goes through here. The events it
+   * appended go to `told` once it committed, in order; a rolled-back one's never do.
+   */
   function tx<T>(fn: () => T): Promise<T> {
     if (closed)
       return Promise.reject(new IsocodeError('STORE_UNAVAILABLE', 'the run store is closed'));
     try {
       db.exec('BEGIN IMMEDIATE');
+      appended = [];
       try {
         const out = fn();
         db.exec('COMMIT');
+        const committed = appended;
+        appended = [];
+        for (const e of committed) told(e);
         return Promise.resolve(out);
       } catch (error) {
+        appended = [];
         db.exec('ROLLBACK');
         throw error;
       }
@@ -154,14 +164,16 @@ export function sqliteContext(
       text,
       at,
     );
-    return { runId, seq, type, data: JSON.parse(text) as JsonValue, at };
+    const event: RunEvent = { runId, seq, type, data: JSON.parse(text) as JsonValue, at };
+    appended.push(event);
+    return event;
   };
   const decide = (
     id: string,
     status: string,
     by: string,
     at: number,
-  ): ApprovalRecord | undefined => {
+  ): { approval: ApprovalRecord; event: RunEvent | undefined } | undefined => {
     const row = one(
       `UPDATE approvals SET status = ?, decided_by = ?, decided_at = ? WHERE id = ? AND status = 'pending' RETURNING *`,
       status,
@@ -169,15 +181,10 @@ export function sqliteContext(
       at,
       id,
     );
-    return row ? approvalOf(row) : undefined;
+    if (!row) return undefined;
+    const approval = approvalOf(row);
+    return { approval, event: append(approval.runId, 'approval', approvalEventData(approval), at) };
   };
-  const approvalEvent = (a: ApprovalRecord): JsonValue => ({
-    id: a.id,
-    tool: a.tool,
-    status: a.status,
-    reason: a.reason,
-    decidedBy: a.decidedBy ?? null,
-  });
   const announce = (decided: readonly ApprovalRecord[]): void => {
     for (const a of decided) wakeApproval(a.id);
     if (decided.length > 0) wake();
@@ -193,7 +200,6 @@ export function sqliteContext(
     addBytes,
     append,
     decide,
-    approvalEvent,
     announce,
     wake,
     get closed() {

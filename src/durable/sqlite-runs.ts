@@ -3,11 +3,11 @@ import { encodeJson, encodeText, isStorableId } from './encode.js';
 import type { SqlValue } from './sqlite-driver.js';
 import { toRun as runOf } from './rows.js';
 import { CLAIMABLE, Conditions, clamp, len, marks, type SqliteContext } from './sqlite-context.js';
-import type { ApprovalRecord, RunEvent, RunStoreRuns } from './store.js';
+import { PARKED_EVENT, type ApprovalRecord, type RunEvent, type RunStoreRuns } from './store.js';
 
 /** The run methods of the store on `ctx`. */
 export function runMethods(ctx: SqliteContext): RunStoreRuns {
-  const { tx, one, all, run, getRun, append, decide, approvalEvent, announce, wake } = ctx;
+  const { tx, one, all, run, getRun, append, decide, announce, wake } = ctx;
   return {
     createRun: (n) =>
       tx(() => {
@@ -150,16 +150,35 @@ export function runMethods(ctx: SqliteContext): RunStoreRuns {
           ) > 0,
       ),
 
+    changeStatus: (id, status, from, data) =>
+      !isStorableId(id)
+        ? Promise.resolve(undefined)
+        : tx(() => {
+            const r = getRun(id);
+            if (!r || !from.includes(r.status)) return undefined;
+            const now = Date.now();
+            const row = one(
+              'UPDATE runs SET status = ?, updated_at = ? WHERE id = ? RETURNING *',
+              status,
+              now,
+              id,
+            );
+            append(id, 'status', data ?? { status }, now);
+            return runOf(row!);
+          }),
+
     releaseRun: (id, f, o = {}) =>
       tx(() => {
+        const now = Date.now();
         const n = run(
           'UPDATE runs SET owner = NULL, lease_expires_at = NULL, parked = ?, updated_at = ? WHERE id = ? AND owner = ? AND epoch = ?',
           o.parked === true ? 1 : 0,
-          Date.now(),
+          now,
           id,
           f.owner,
           f.epoch,
         );
+        if (n > 0 && o.parked === true) append(id, 'status', PARKED_EVENT, now);
         if (n > 0) wake();
         return n > 0;
       }),
@@ -196,9 +215,8 @@ export function runMethods(ctx: SqliteContext): RunStoreRuns {
           )) {
             const d = decide(String(a.id), 'cancelled', s.cancelPendingApprovalsAs, now);
             if (!d) continue;
-            approvals.push(d);
-            const e = append(id, 'approval', approvalEvent(d), now);
-            if (e) events.push(e);
+            approvals.push(d.approval);
+            if (d.event) events.push(d.event);
           }
         for (const ev of s.events) {
           const e = append(id, ev.type, ev.data, now);

@@ -14,7 +14,7 @@ import { openSqlite, type SqliteDb } from './sqlite-driver.js';
 import { journalMethods } from './sqlite-journal.js';
 import { runMethods } from './sqlite-runs.js';
 import { SQLITE_SCHEMA, SQLITE_SCHEMA_VERSION } from './sqlite-schema.js';
-import type { RunStore } from './store.js';
+import type { RunEvent, RunStore } from './store.js';
 
 /** Options of {@link openSqliteStore}. */
 export interface SqliteStoreOptions {
@@ -87,11 +87,13 @@ export function openSqliteStore(options: SqliteStoreOptions = {}): RunStore {
   }
 
   const wakes = new Emitter<[]>();
+  const appended = new Emitter<[RunEvent]>();
   const waiters = new ApprovalWaiters(pollMs);
   const ctx = sqliteContext(
     db,
     () => void queueMicrotask(() => wakes.emit()),
     (id) => waiters.wake(id),
+    (e) => appended.emit(e),
   );
   const { tx, one, run } = ctx;
 
@@ -110,6 +112,7 @@ export function openSqliteStore(options: SqliteStoreOptions = {}): RunStore {
       ),
 
     onWake: (listener) => wakes.on(listener),
+    onEvent: (listener) => appended.on(listener),
 
     usage: (scope) =>
       tx(() => {

@@ -23,6 +23,7 @@ import type {
   RunFilter,
   RunPatch,
   RunRecord,
+  RunStatus,
   Resumed,
   ScopeUsage,
   Settled,
@@ -54,6 +55,18 @@ export interface RunStore {
    */
   updateRun(id: string, patch: RunPatch, expect?: RunExpect): Promise<RunRecord | undefined>;
   /**
+   * Changes the run's status to `status` if it is one of `from`, with its `status` event (`data`,
+   * `{ status }` when absent), in one transaction: a status never changes without its event, and
+   * a settled run gets none after its result.
+   * @returns the updated run, or undefined when the run is unknown or its status was not one of `from`.
+   */
+  changeStatus(
+    id: string,
+    status: RunStatus,
+    from: readonly RunStatus[],
+    data?: JsonValue,
+  ): Promise<RunRecord | undefined>;
+  /**
    * Takes a run for `owner` until `leaseExpiresAt`, bumping its epoch, when it is claimable at
    * `now`: not final, not `interrupted`, and either unowned or its lease lapsed; a parked run only
    * once none of its approvals is pending (the claim clears `parked`). A `queued` run becomes
@@ -77,7 +90,9 @@ export interface RunStore {
   renewLease(id: string, fence: Fence, leaseExpiresAt: number): Promise<boolean>;
   /**
    * Gives the run up (owner and lease cleared, epoch kept), with `parked` set when asked: a parked
-   * run is not claimable while one of its approvals is pending. @returns false when the fence no longer holds.
+   * run is not claimable while one of its approvals is pending; parking writes its `status` event
+   * (`{ status: 'waiting-approval', parked: true }`) in the same transaction.
+   * @returns false when the fence no longer holds.
    */
   releaseRun(
     id: string,
@@ -151,13 +166,14 @@ export interface RunStore {
   /** A run's recorded values in order. */
   listValues(runId: string): Promise<RecordedValue[]>;
 
+  /** Records a pending approval and its run's `approval` event, in one transaction. */
   createApproval(approval: NewApproval): Promise<ApprovalRecord>;
   /** The approval; with `scope`, only if it belongs to that scope. */
   getApproval(id: string, scope?: string): Promise<ApprovalRecord | undefined>;
   listApprovals(filter?: ApprovalFilter): Promise<ApprovalRecord[]>;
   /**
-   * Settles a pending approval (first decision wins) and wakes its waiters and every replica's
-   * dispatcher ({@link onWake}).
+   * Settles a pending approval (first decision wins) with its run's `approval` event, in one
+   * transaction, and wakes its waiters and every replica's dispatcher ({@link onWake}).
    * @returns the settled approval, or undefined when unknown, of another scope, or already settled.
    */
   decideApproval(
@@ -166,13 +182,25 @@ export interface RunStore {
     decidedBy: string,
     scope?: string,
   ): Promise<ApprovalRecord | undefined>;
-  /** Settles `unavailable` (by `decidedBy`) every pending approval whose `expiresAt` passed before `now`. */
+  /**
+   * Settles `unavailable` (by `decidedBy`) every pending approval whose `expiresAt` passed before
+   * `now`, each with its run's `approval` event, in one transaction.
+   */
   expireApprovals(now: number, decidedBy: string): Promise<ApprovalRecord[]>;
   /**
    * Resolves when the approval is no longer pending (from this or any replica), or when the signal
    * aborts or the time-out passes (then with the approval still pending). Undefined for an unknown id.
    */
   waitForDecision(id: string, options?: WaitOptions): Promise<ApprovalRecord | undefined>;
+
+  /**
+   * Subscribes to every event this store object appends (by {@link appendEvent}, or with the change
+   * it belongs to: an approval's, a status's, a settlement's), each once its transaction committed,
+   * in order; a rolled-back one's never. The one way this replica's listeners hear of events;
+   * another replica's are only in {@link listEvents}.
+   * @returns the unsubscribe function.
+   */
+  onEvent(listener: (event: RunEvent) => void): () => void;
 
   /** Appends an event with the run's next sequence number. @returns undefined for an unknown run. */
   appendEvent(runId: string, type: string, data: JsonValue): Promise<RunEvent | undefined>;
@@ -209,6 +237,7 @@ export type RunStoreRuns = Pick<
   | 'getRun'
   | 'listRuns'
   | 'updateRun'
+  | 'changeStatus'
   | 'claimRun'
   | 'listClaimable'
   | 'renewLease'

@@ -5,9 +5,8 @@
  * than the retention period are deleted with everything they hold. Every step is a bounded batch,
  * idempotent and safe to run on several replicas at once (the store's compare-and-set decides).
  */
-import type { JsonValue } from '../json.js';
 import { ISOCODE_DECIDER } from './approvals.js';
-import type { RunEvent, RunStore } from './store.js';
+import type { RunStore } from './store.js';
 
 /** Options of the upkeep. */
 export interface UpkeepOptions {
@@ -22,23 +21,11 @@ export interface UpkeepOptions {
 
 const lastSweep = new WeakMap<RunStore, number>();
 
-/** One upkeep pass over `store`; appended events go out through `emit`. */
-export async function runUpkeep(
-  store: RunStore,
-  options: UpkeepOptions,
-  emit: (event: RunEvent) => void,
-): Promise<void> {
+/** One upkeep pass over `store` (the store tells its listeners of the events it writes). */
+export async function runUpkeep(store: RunStore, options: UpkeepOptions): Promise<void> {
   const now = Date.now();
-  for (const a of await store.expireApprovals(now, ISOCODE_DECIDER)) {
-    const e = await store.appendEvent(a.runId, 'approval', {
-      id: a.id,
-      tool: a.tool,
-      status: a.status,
-      reason: a.reason,
-      decidedBy: a.decidedBy ?? null,
-    } satisfies JsonValue);
-    if (e) emit(e);
-  }
+  // Each with its event, which the store hands to the run manager's listeners.
+  await store.expireApprovals(now, ISOCODE_DECIDER);
   // Runs cancelled through a replica while their holder was gone: nobody else will settle them.
   const orphans = await store.listRuns({
     status: ['cancelled'],
@@ -47,12 +34,11 @@ export async function runUpkeep(
     limit: 100,
   });
   for (const run of orphans) {
-    const settled = await store.settleRun(run.id, null, {
+    await store.settleRun(run.id, null, {
       status: 'cancelled',
       cancelPendingApprovalsAs: ISOCODE_DECIDER,
       events: [{ type: 'result', data: { status: 'cancelled', result: null } }],
     });
-    for (const e of settled?.events ?? []) emit(e);
   }
   const retention = options.retentionMs ?? 7 * 86_400_000;
   const every = options.retentionSweepMs ?? 60_000;

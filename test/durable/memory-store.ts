@@ -14,7 +14,7 @@ import type {
   RunStore,
   RecordedValue,
 } from '../../src/durable/store.js';
-import { isFinalStatus } from '../../src/durable/store.js';
+import { approvalEventData, isFinalStatus, PARKED_EVENT } from '../../src/durable/store.js';
 import { isStorableId } from '../../src/durable/encode.js';
 
 const copy = <T>(v: T): T => (v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T));
@@ -47,6 +47,7 @@ export function createMemoryStore(): RunStore {
   const touch = (r: RunRecord): void => {
     r.updatedAt = Date.now();
   };
+  const listeners = new Set<(e: RunEvent) => void>();
   const append = (runId: string, type: string, data: JsonValue): RunEvent | undefined => {
     const run = runs.get(runId);
     if (!run) return undefined;
@@ -55,6 +56,7 @@ export function createMemoryStore(): RunStore {
     const e: RunEvent = { runId, seq: list.length + 1, type, data: copy(data), at: Date.now() };
     list.push(e);
     run.bytes += JSON.stringify(data).length;
+    for (const l of listeners) l(copy(e));
     return copy(e);
   };
   const resolveStarted = (runId: string, key: string, res: CallResolution): boolean => {
@@ -80,6 +82,9 @@ export function createMemoryStore(): RunStore {
     wake();
     return copy(a);
   };
+  /** An approval's change is written with its event. */
+  const eventOf = (a: ApprovalRecord): RunEvent | undefined =>
+    append(a.runId, 'approval', approvalEventData(a));
 
   const store: RunStore = {
     kind: 'sqlite',
@@ -158,6 +163,14 @@ export function createMemoryStore(): RunStore {
       if (r.status === 'queued' && r.owner === undefined) wake();
       return Promise.resolve(copy(r));
     },
+    changeStatus(id, status, from, data) {
+      const r = runs.get(id);
+      if (!r || !from.includes(r.status)) return Promise.resolve(undefined);
+      r.status = status;
+      touch(r);
+      append(id, 'status', data ?? { status });
+      return Promise.resolve(copy(r));
+    },
     claimRun(id, owner, until, now) {
       const r = runs.get(id);
       if (!r || !claimable(r, now)) return Promise.resolve(undefined);
@@ -199,6 +212,7 @@ export function createMemoryStore(): RunStore {
       r.leaseExpiresAt = undefined;
       r.parked = o.parked === true;
       touch(r);
+      if (r.parked) append(id, 'status', PARKED_EVENT);
       wake();
       return Promise.resolve(true);
     },
@@ -224,13 +238,7 @@ export function createMemoryStore(): RunStore {
           if (a.runId === id && a.status === 'pending') {
             const d = decide(a, 'cancelled', s.cancelPendingApprovalsAs);
             cancelled.push(d);
-            const e = append(id, 'approval', {
-              id: d.id,
-              tool: d.tool,
-              status: d.status,
-              reason: d.reason,
-              decidedBy: d.decidedBy ?? null,
-            });
+            const e = eventOf(d);
             if (e) appended.push(e);
           }
       for (const ev of s.events) {
@@ -327,6 +335,7 @@ export function createMemoryStore(): RunStore {
         expiresAt: n.expiresAt,
       };
       approvals.set(a.id, a);
+      eventOf(a);
       return Promise.resolve(copy(a));
     },
     getApproval(id, scope) {
@@ -358,13 +367,16 @@ export function createMemoryStore(): RunStore {
       const a = approvals.get(id);
       if (!a || a.status !== 'pending' || (scope !== undefined && a.scope !== scope))
         return Promise.resolve(undefined);
-      return Promise.resolve(decide(a, status, by));
+      const d = decide(a, status, by);
+      eventOf(d);
+      return Promise.resolve(d);
     },
     expireApprovals(now, by) {
       const out: ApprovalRecord[] = [];
       for (const a of approvals.values())
         if (a.status === 'pending' && a.expiresAt !== undefined && a.expiresAt < now)
           out.push(decide(a, 'unavailable', by));
+      for (const d of out) eventOf(d);
       return Promise.resolve(out);
     },
     async waitForDecision(id, o = {}) {
@@ -402,6 +414,10 @@ export function createMemoryStore(): RunStore {
     onWake(listener) {
       wakers.add(listener);
       return () => wakers.delete(listener);
+    },
+    onEvent(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
     },
     usage(scope) {
       const mine = [...runs.values()].filter((r) => r.scope === scope);

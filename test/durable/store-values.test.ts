@@ -107,7 +107,13 @@ for (const kind of storeKinds()) {
               expect(approval?.reason).toBe(v.reason);
               expect(approval?.decidedBy).toBe(v.decider);
               expect(approval?.args).toEqual(v.args);
-              expect((await store.listEvents(id))[0]?.data).toEqual(v.data);
+              const events = await store.listEvents(id);
+              expect(events.find((e) => e.type === 'log')?.data).toEqual(v.data);
+              // The approval's own events, asked then decided, carry its texts exactly too.
+              expect(events.filter((e) => e.type === 'approval').map((e) => e.data)).toMatchObject([
+                { status: 'pending', reason: v.reason, decidedBy: null },
+                { status: 'rejected', reason: v.reason, decidedBy: v.decider },
+              ]);
               expect((await store.listRuns({ scope, idempotencyKey: v.key }))[0]?.id).toBe(id);
             },
           ),

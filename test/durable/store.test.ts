@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunStore } from '../../src/durable/store.js';
+import type { RunEvent, RunStore } from '../../src/durable/store.js';
 import { storeKinds } from './stores.js';
 
 for (const kind of storeKinds()) {
@@ -189,10 +189,11 @@ for (const kind of storeKinds()) {
           owner: undefined,
           result: { ok: true },
         });
+        // 1 and 2: the two asks' own `approval` events, written when they were created.
         expect(settled?.events.map((e) => [e.seq, e.type])).toEqual([
-          [1, 'approval'],
-          [2, 'approval'],
-          [3, 'result'],
+          [3, 'approval'],
+          [4, 'approval'],
+          [5, 'result'],
         ]);
         expect(settled?.approvals.map((a) => [a.id, a.status, a.decidedBy])).toEqual([
           ['x', 'cancelled', 'isocode'],
@@ -380,6 +381,79 @@ for (const kind of storeKinds()) {
         off();
       }));
 
+    it("writes each change of an approval or a status with its run's event, and tells this store's listeners once", () =>
+      withStore(async (store) => {
+        const now = Date.now();
+        await store.createRun({
+          id: 'r',
+          scope: 's',
+          program: 'p',
+          lease: { owner: 'A', expiresAt: now + 60_000 },
+        });
+        const told: RunEvent[] = [];
+        const off = store.onEvent((e) => told.push(e));
+        const ask = (id: string, expiresAt?: number) =>
+          store.createApproval({
+            id,
+            runId: 'r',
+            callKey: id,
+            tool: 't',
+            args: null,
+            scope: 's',
+            reason: `why ${id}`,
+            ...(expiresAt === undefined ? {} : { expiresAt }),
+          });
+        await ask('a');
+        await ask('b', 10);
+        await ask('c');
+        // Two decisions race: only the first changes the approval, so only it writes an event.
+        await Promise.all([
+          store.decideApproval('a', 'allowed-once', 'human'),
+          store.decideApproval('a', 'rejected', 'another human'),
+        ]);
+        await store.expireApprovals(100, 'isocode');
+        // A status change writes its event only when it applies.
+        expect(await store.changeStatus('r', 'running', ['waiting-approval'])).toBeUndefined();
+        expect(await store.changeStatus('r', 'waiting-approval', ['running'])).toMatchObject({
+          status: 'waiting-approval',
+        });
+        expect(await store.releaseRun('r', { owner: 'A', epoch: 1 }, { parked: true })).toBe(true);
+        await store.settleRun('r', null, {
+          status: 'failed',
+          cancelPendingApprovalsAs: 'isocode',
+          events: [{ type: 'result', data: { status: 'failed' } }],
+        });
+        // Settled: no status change applies any more, so none writes an event after the result.
+        expect(await store.changeStatus('r', 'cancelled', ['running', 'waiting-approval'])).toBe(
+          undefined,
+        );
+        const events = await store.listEvents('r');
+        const shown = events.map((e) => {
+          const d = e.data as { id?: string; status?: string; decidedBy?: string | null };
+          return [e.type, d.id, d.status, d.decidedBy];
+        });
+        const first = shown[3]!;
+        expect(['allowed-once', 'rejected']).toContain(first[2]);
+        expect(shown).toEqual([
+          ['approval', 'a', 'pending', null],
+          ['approval', 'b', 'pending', null],
+          ['approval', 'c', 'pending', null],
+          ['approval', 'a', first[2], first[3]],
+          ['approval', 'b', 'unavailable', 'isocode'],
+          ['status', undefined, 'waiting-approval', undefined],
+          ['status', undefined, 'waiting-approval', undefined],
+          ['approval', 'c', 'cancelled', 'isocode'],
+          ['result', undefined, 'failed', undefined],
+        ]);
+        expect(events[0]?.data).toMatchObject({ tool: 't', reason: 'why a' });
+        expect(events[6]?.data).toEqual({ status: 'waiting-approval', parked: true });
+        // Told once each, in order, after the write.
+        expect(told).toEqual(events);
+        off();
+        await store.appendEvent('r', 'log', null);
+        expect(told).toHaveLength(events.length);
+      }));
+
     it('numbers events per run, gap-free under concurrent appends', () =>
       withStore(async (store) => {
         await store.createRun({ id: 'r', scope: 's', program: 'p' });
@@ -542,6 +616,8 @@ describe.skipIf(process.env.ISOCODE_TEST_PG_URL === undefined)(
           scope: 's',
           reason: '',
         });
+        const told: RunEvent[] = [];
+        store.onEvent((e) => told.push(e));
         fail.events = true;
         await expect(
           store.settleRun(
@@ -562,7 +638,11 @@ describe.skipIf(process.env.ISOCODE_TEST_PG_URL === undefined)(
           finishedAt: undefined,
         });
         expect((await store.getApproval('x'))?.status).toBe('pending');
-        expect(await store.listEvents('r')).toEqual([]);
+        // Only the ask's own event, written with it; nobody was told of the rolled-back ones.
+        expect((await store.listEvents('r')).map((e) => e.data)).toEqual([
+          { id: 'x', tool: 't', status: 'pending', reason: '', decidedBy: null },
+        ]);
+        expect(told).toEqual([]);
       } finally {
         await drop();
       }
