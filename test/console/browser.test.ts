@@ -206,6 +206,11 @@ describe.skipIf(missing !== undefined)(
       );
       expect(await page.locator('[data-action="cancel"]').isDisabled()).toBe(true);
       await until(async () => ((await statusOf(id)) === 'cancelled' ? true : undefined));
+      // `cancelled` shows at once; the run is settled (its approvals with it) once its life ended.
+      await until(async () => {
+        const run = await api<{ finishedAt?: number }>(KEY_A, `/v1/runs/${id}`);
+        return run.json.finishedAt === undefined ? undefined : true;
+      });
       const { json } = await api<{ approvals: { status: string }[] }>(
         KEY_A,
         `/v1/runs/${id}/approvals`,
