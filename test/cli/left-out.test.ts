@@ -10,6 +10,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectMcpCli, ROOT, runCli } from './helpers.js';
+import { initializeRequest } from '../support/mcp-initialize.js';
 
 let work: string;
 let client: Client;
@@ -70,16 +71,7 @@ describe('isocode mcp on a server with tools it cannot offer', () => {
 
 describe('isocode mcp on stdio, a message over 10 MiB', () => {
   it('ends the session with a line on stderr and exit 1, not a silent exit 0', async () => {
-    const init = JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 't', version: '1' },
-      },
-    });
+    const init = JSON.stringify(initializeRequest('t'));
     const huge = JSON.stringify({
       jsonrpc: '2.0',
       id: 2,

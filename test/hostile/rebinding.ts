@@ -1,18 +1,10 @@
 /** DNS-rebinding probes: a page on an attacker's name that resolves to 127.0.0.1 reaches a face. */
 import { expect } from 'vitest';
 import type { TenantFace } from '../load/face.js';
+import { initializeRequest } from '../support/mcp-initialize.js';
 import { postWithHost, REBINDING_NAMES } from './scenarios.js';
 
-const INITIALIZE = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2025-06-18',
-    capabilities: {},
-    clientInfo: { name: 'probe', version: '1' },
-  },
-});
+const INITIALIZE = JSON.stringify(initializeRequest('probe'));
 
 /** Anonymous `isocode serve`: a request addressed to a non-loopback Host is refused. */
 export async function serveRefusesRebindingHosts(face: TenantFace): Promise<void> {

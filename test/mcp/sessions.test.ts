@@ -9,6 +9,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime, defineTool, type Runtime } from '../../src/index.js';
 import { serveMcpHttp, type McpHttpHandle, type McpHttpOptions } from '../../src/mcp/index.js';
+import { initializeRequest, MCP_PROTOCOL_VERSION } from '../support/mcp-initialize.js';
 
 const KEY_A = 'tenant-a-0123456789abcdef';
 const KEY_B = 'tenant-b-0123456789abcdef';
@@ -121,21 +122,12 @@ const raw = (
       accept: 'application/json, text/event-stream',
       ...(session === undefined
         ? {}
-        : { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' }),
+        : { 'mcp-session-id': session, 'mcp-protocol-version': MCP_PROTOCOL_VERSION }),
     },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
 const initialize = (h: McpHttpHandle, key: string): Promise<Response> =>
-  raw(h, key, 'POST', {
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'initialize',
-    params: {
-      protocolVersion: '2025-06-18',
-      capabilities: {},
-      clientInfo: { name: 'raw', version: '0' },
-    },
-  });
+  raw(h, key, 'POST', initializeRequest());
 
 describe('MCP HTTP sessions', () => {
   it('a key over its quota is refused with 429 while its sessions are busy; other keys are unaffected', async () => {
