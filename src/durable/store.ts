@@ -202,7 +202,10 @@ export interface RunStore {
    */
   onEvent(listener: (event: RunEvent) => void): () => void;
 
-  /** Appends an event with the run's next sequence number. @returns undefined for an unknown run. */
+  /**
+   * Appends an event with the run's next sequence number.
+   * @returns undefined for an unknown run, or a settled one (its stream ended with its result).
+   */
   appendEvent(runId: string, type: string, data: JsonValue): Promise<RunEvent | undefined>;
   /** A run's events with `seq > afterSeq`, in order. */
   listEvents(runId: string, afterSeq?: number, limit?: number): Promise<RunEvent[]>;

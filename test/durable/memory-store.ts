@@ -401,6 +401,7 @@ export function createMemoryStore(): RunStore {
       }
     },
     appendEvent(runId, type, data) {
+      if (runs.get(runId)?.finishedAt !== undefined) return Promise.resolve(undefined);
       return Promise.resolve(append(runId, type, data));
     },
     listEvents(runId, after = 0, limit = 100) {

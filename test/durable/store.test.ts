@@ -447,11 +447,17 @@ for (const kind of storeKinds()) {
         ]);
         expect(events[0]?.data).toMatchObject({ tool: 't', reason: 'why a' });
         expect(events[6]?.data).toEqual({ status: 'waiting-approval', parked: true });
+        // Nothing is appended after the result: followers stop there.
+        expect(await store.appendEvent('r', 'log', 'late')).toBeUndefined();
+        expect(await store.listEvents('r')).toHaveLength(events.length);
         // Told once each, in order, after the write.
         expect(told).toEqual(events);
+        await store.createRun({ id: 'r2', scope: 's', program: 'p' });
+        expect(await store.appendEvent('r2', 'log', 1)).toMatchObject({ seq: 1 });
+        expect(told).toHaveLength(events.length + 1);
         off();
-        await store.appendEvent('r', 'log', null);
-        expect(told).toHaveLength(events.length);
+        await store.appendEvent('r2', 'log', 2);
+        expect(told).toHaveLength(events.length + 1);
       }));
 
     it('numbers events per run, gap-free under concurrent appends', () =>
