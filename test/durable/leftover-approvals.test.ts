@@ -9,6 +9,7 @@ import { defineTool } from '../../src/index.js';
 import { createDurableRuntime, type DurableRuntime } from '../../src/durable/index.js';
 import type { ApprovalRecord } from '../../src/durable/store.js';
 import { storeKinds } from './stores.js';
+import { expectWholeStory } from './story.js';
 
 const kinds = storeKinds();
 // PostgreSQL when it is there (it starts in milliseconds), else the embedded store.
@@ -115,6 +116,7 @@ describe('approvals left pending when a run ends', () => {
         'c pending',
       ]);
       expect(events.at(-1)?.type).toBe('result');
+      await expectWholeStory(rt.store, handle.id);
     },
   );
 
@@ -129,6 +131,7 @@ describe('approvals left pending when a run ends', () => {
     const after = await approvalsOf(handle.id);
     expect(after.map((a) => [a.status, a.decidedBy])).toEqual([['cancelled', 'isocode']]);
     expect(ran).not.toContain('stray');
+    await expectWholeStory(rt.store, handle.id);
   });
 
   it('a run killed by its CPU limit while an ask waits leaves no pending approval', async () => {
@@ -144,6 +147,7 @@ describe('approvals left pending when a run ends', () => {
       after.map((a) => [a.status, a.decidedBy]),
       JSON.stringify(done.error),
     ).toEqual([['cancelled', 'isocode']]);
+    await expectWholeStory(rt.store, handle.id);
   });
 
   it('a cancel while three asks wait cancels all three', async () => {
@@ -160,6 +164,7 @@ describe('approvals left pending when a run ends', () => {
     ]);
     const { approvals } = { approvals: await rt.store.listApprovals({ status: ['pending'] }) };
     expect(approvals).toEqual([]);
+    await expectWholeStory(rt.store, handle.id);
   });
 
   /** A run a dead replica left waiting on an approval, as the store has it. */

@@ -12,6 +12,7 @@ import { defineTool } from '../../src/index.js';
 import { createDurableRuntime, type DurableRuntime } from '../../src/durable/index.js';
 import { buildHttpApp, type HttpApp } from '../../src/server/app.js';
 import { storeKinds, type StoreKind } from './stores.js';
+import { expectWholeStory } from './story.js';
 import { until } from '../support/until.js';
 
 const KEY = 'key-parking-0123456789abcdef';
@@ -51,10 +52,12 @@ function suite(kind: StoreKind): void {
     json<View>(request(`/v1/runs/${id}`, {}, key));
   const settled = async (id: string, key = KEY): Promise<View> => {
     try {
-      return await until(async () => {
+      const view = await until(async () => {
         const v = await viewOf(id, key);
         return v.finishedAt !== undefined || v.status === 'interrupted' ? v : undefined;
       }, 50_000);
+      if (view.finishedAt !== undefined) await expectWholeStory(runtime.store, id);
+      return view;
     } catch (error) {
       // Say where the run stands, for a failure that cannot be reproduced at will.
       const run = await runtime.store.getRun(id);

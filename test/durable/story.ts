@@ -1,0 +1,26 @@
+/**
+ * What a settled run's stored story must say, whatever raced while it ran: its events end with one
+ * `result` event whose status is the run's, nothing follows it, and each of its approvals appears
+ * once asked (`pending`) and, once decided, once with its final status.
+ */
+import { expect } from 'vitest';
+import type { RunStore } from '../../src/durable/store.js';
+
+export async function expectWholeStory(store: RunStore, runId: string): Promise<void> {
+  const run = await store.getRun(runId);
+  expect(run?.finishedAt, `run ${runId} is settled`).toBeTypeOf('number');
+  const events = await store.listEvents(runId, 0, 1000);
+  const told = JSON.stringify(events.map((e) => [e.type, e.data]));
+  const last = events.at(-1);
+  expect(last?.type, told).toBe('result');
+  expect((last?.data as { status?: string } | null)?.status, told).toBe(run?.status);
+  for (const a of await store.listApprovals({ runId, limit: 1000 })) {
+    const statuses = events
+      .filter((e) => e.type === 'approval' && (e.data as { id?: string }).id === a.id)
+      .map((e) => (e.data as { status?: string }).status);
+    expect(statuses, `approval ${a.id}: ${told}`).toEqual(
+      a.status === 'pending' ? ['pending'] : ['pending', a.status],
+    );
+    expect(a.status, `approval ${a.id} of a settled run`).not.toBe('pending');
+  }
+}
