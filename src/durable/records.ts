@@ -255,6 +255,9 @@ export function approvalEventData(a: ApprovalRecord): JsonValue {
   };
 }
 
+/** The `status` event a run created without a lease is queued with (see {@link RunStore.createRun}). */
+export const QUEUED_EVENT: JsonValue = { status: 'queued' };
+
 /** The `status` event a parked release writes (see {@link RunStore.releaseRun}). */
 export const PARKED_EVENT: JsonValue = { status: 'waiting-approval', parked: true };
 

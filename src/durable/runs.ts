@@ -380,8 +380,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
         return handleOf(checkedRetry(run, hash), false);
       }
       if (slot === undefined) {
-        await store.appendEvent(run.id, 'status', { status: 'queued' });
-        replica.wake();
+        replica.wake(); // queued, with its status event (one write)
       } else launch(run, replica.adopt(run), slot);
       return handleOf(run, true);
     },

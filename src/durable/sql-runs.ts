@@ -6,6 +6,7 @@ import { clamp, len, type SqlContext } from './sql-context.js';
 import {
   approvalEventData,
   PARKED_EVENT,
+  QUEUED_EVENT,
   type ApprovalRecord,
   type RunEvent,
   type RunStoreRuns,
@@ -18,28 +19,33 @@ export function runMethods(ctx: SqlContext): RunStoreRuns {
     async createRun(n) {
       const t = Date.now();
       const program = encodeText(n.program) ?? '""';
-      const rows = await query(
-        `INSERT INTO ${s}.runs (id, scope, program, description, status, owner, lease_expires_at, epoch, limits,
+      const rows = await inTx(async (q) => {
+        const inserted = await q<Row>(
+          `INSERT INTO ${s}.runs (id, scope, program, description, status, owner, lease_expires_at, epoch, limits,
            idempotency_key, request_hash, bytes, created_at, updated_at, started_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13, $14)
          ON CONFLICT (scope, idempotency_key) DO NOTHING RETURNING *`,
-        [
-          n.id,
-          n.scope,
-          program,
-          encodeText(n.description),
-          n.lease ? 'running' : 'queued',
-          n.lease?.owner ?? null,
-          n.lease?.expiresAt ?? null,
-          n.lease ? 1 : 0,
-          encodeJson(n.limits),
-          encodeText(n.idempotencyKey),
-          n.requestHash ?? null,
-          program.length,
-          t,
-          n.lease ? t : null,
-        ],
-      );
+          [
+            n.id,
+            n.scope,
+            program,
+            encodeText(n.description),
+            n.lease ? 'running' : 'queued',
+            n.lease?.owner ?? null,
+            n.lease?.expiresAt ?? null,
+            n.lease ? 1 : 0,
+            encodeJson(n.limits),
+            encodeText(n.idempotencyKey),
+            n.requestHash ?? null,
+            program.length,
+            t,
+            n.lease ? t : null,
+          ],
+        );
+        // A queued run's first event, with it: no life's event can come before it.
+        if (inserted[0] && !n.lease) await append(q, n.id, 'status', QUEUED_EVENT);
+        return inserted;
+      });
       if (rows[0]) {
         if (!n.lease) await notify(wakeChannel, n.id);
         return { run: toRun(rows[0]), created: true };

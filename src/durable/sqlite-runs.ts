@@ -3,7 +3,13 @@ import { encodeJson, encodeText, isStorableId } from './encode.js';
 import type { SqlValue } from './sqlite-driver.js';
 import { toRun as runOf } from './rows.js';
 import { CLAIMABLE, Conditions, clamp, len, marks, type SqliteContext } from './sqlite-context.js';
-import { PARKED_EVENT, type ApprovalRecord, type RunEvent, type RunStoreRuns } from './store.js';
+import {
+  PARKED_EVENT,
+  QUEUED_EVENT,
+  type ApprovalRecord,
+  type RunEvent,
+  type RunStoreRuns,
+} from './store.js';
 
 /** The run methods of the store on `ctx`. */
 export function runMethods(ctx: SqliteContext): RunStoreRuns {
@@ -42,7 +48,10 @@ export function runMethods(ctx: SqliteContext): RunStoreRuns {
           t,
           n.lease ? t : null,
         );
-        if (!n.lease) wake();
+        if (!n.lease) {
+          append(n.id, 'status', QUEUED_EVENT, t);
+          wake();
+        }
         return { run: runOf(row!), created: true };
       }),
 

@@ -44,7 +44,10 @@ export interface RunStore {
   /** A name for logs and figures. */
   readonly kind: 'sqlite' | 'postgres';
 
-  /** Inserts a run (see {@link NewRun.lease} and {@link NewRun.idempotencyKey}). */
+  /**
+   * Inserts a run (see {@link NewRun.lease} and {@link NewRun.idempotencyKey}); one without a lease
+   * is `queued`, with its `status` event (`{ status: 'queued' }`), in the same transaction.
+   */
   createRun(run: NewRun): Promise<CreatedRun>;
   /** The run; with `scope`, only if it belongs to that scope. */
   getRun(id: string, scope?: string): Promise<RunRecord | undefined>;

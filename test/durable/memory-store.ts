@@ -14,7 +14,12 @@ import type {
   RunStore,
   RecordedValue,
 } from '../../src/durable/store.js';
-import { approvalEventData, isFinalStatus, PARKED_EVENT } from '../../src/durable/store.js';
+import {
+  approvalEventData,
+  isFinalStatus,
+  PARKED_EVENT,
+  QUEUED_EVENT,
+} from '../../src/durable/store.js';
 import { isStorableId } from '../../src/durable/encode.js';
 
 const copy = <T>(v: T): T => (v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T));
@@ -118,7 +123,10 @@ export function createMemoryStore(): RunStore {
         finishedAt: undefined,
       };
       runs.set(run.id, run);
-      if (!n.lease) wake();
+      if (!n.lease) {
+        append(run.id, 'status', QUEUED_EVENT);
+        wake();
+      }
       return Promise.resolve({ run: copy(run), created: true });
     },
     getRun(id, scope) {

@@ -453,27 +453,34 @@ for (const kind of storeKinds()) {
         // Told once each, in order, after the write.
         expect(told).toEqual(events);
         await store.createRun({ id: 'r2', scope: 's', program: 'p' });
-        expect(await store.appendEvent('r2', 'log', 1)).toMatchObject({ seq: 1 });
-        expect(told).toHaveLength(events.length + 1);
+        expect(await store.appendEvent('r2', 'log', 1)).toMatchObject({ seq: 2 });
+        expect(told.slice(events.length).map((e) => [e.runId, e.seq, e.type])).toEqual([
+          ['r2', 1, 'status'],
+          ['r2', 2, 'log'],
+        ]);
         off();
         await store.appendEvent('r2', 'log', 2);
-        expect(told).toHaveLength(events.length + 1);
+        expect(told).toHaveLength(events.length + 2);
       }));
 
     it('numbers events per run, gap-free under concurrent appends', () =>
       withStore(async (store) => {
         await store.createRun({ id: 'r', scope: 's', program: 'p' });
         await store.createRun({ id: 'q', scope: 's', program: 'p' });
+        // 1: the `queued` status event each run was created with.
+        expect((await store.listEvents('q')).map((e) => [e.seq, e.type, e.data])).toEqual([
+          [1, 'status', { status: 'queued' }],
+        ]);
         const appended = await Promise.all(
           Array.from({ length: 20 }, (_, i) => store.appendEvent('r', 'log', { i })),
         );
         expect(appended.map((e) => e?.seq).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual(
-          Array.from({ length: 20 }, (_, i) => i + 1),
+          Array.from({ length: 20 }, (_, i) => i + 2),
         );
-        expect((await store.appendEvent('q', 'status', 'running'))?.seq).toBe(1);
+        expect((await store.appendEvent('q', 'status', 'running'))?.seq).toBe(2);
         expect(await store.appendEvent('missing', 'log', null)).toBeUndefined();
-        const after = await store.listEvents('r', 17);
-        expect(after.map((e) => e.seq)).toEqual([18, 19, 20]);
+        const after = await store.listEvents('r', 18);
+        expect(after.map((e) => e.seq)).toEqual([19, 20, 21]);
         expect((await store.listEvents('r', 0, 2)).map((e) => e.seq)).toEqual([1, 2]);
       }));
 
