@@ -44,6 +44,8 @@ export interface SqlContext {
     runId: string,
     type: string,
     data: JsonValue,
+    /** Only while the run is not settled (undefined after its result). @default false */
+    unsettledOnly?: boolean,
   ) => Promise<RunEvent | undefined>;
   /** Runs a replica may claim at `now` (an SQL expression): the contract's rule, once. */
   readonly claimable: (now: string) => string;
@@ -80,10 +82,11 @@ export function sqlContext(
     runId: string,
     type: string,
     data: JsonValue,
+    unsettledOnly = false,
   ): Promise<RunEvent | undefined> => {
     const text = encodeJson(data) ?? 'null';
     const rows = await q<Row>(
-      `WITH n AS (UPDATE ${s}.runs SET next_event = next_event + 1, bytes = bytes + $4 WHERE id = $1 RETURNING next_event)
+      `WITH n AS (UPDATE ${s}.runs SET next_event = next_event + 1, bytes = bytes + $4 WHERE id = $1${unsettledOnly ? ' AND finished_at IS NULL' : ''} RETURNING next_event)
        INSERT INTO ${s}.events (run_id, seq, type, data, at) SELECT $1, next_event, $2, $3, $5 FROM n RETURNING *`,
       [runId, type, text, text.length, Date.now()],
     );

@@ -146,15 +146,9 @@ export function journalMethods(ctx: SqlContext): RunStoreJournal {
     },
 
     async appendEvent(runId, type, data) {
-      return inTx(async (q) => {
-        // A settled run's stream ended with its result: nothing is appended after it. The row
-        // lock orders this with a settlement (which locks it too).
-        const open = await q(
-          `SELECT 1 FROM ${s}.runs WHERE id = $1 AND finished_at IS NULL FOR UPDATE`,
-          [runId],
-        );
-        return open.length === 0 ? undefined : append(q, runId, type, data);
-      });
+      // A settled run's stream ended with its result: nothing is appended after it (the update
+      // of the run's row re-checks it after a settlement holding the row commits).
+      return inTx((q) => append(q, runId, type, data, true));
     },
 
     async listEvents(runId, after = 0, limit) {

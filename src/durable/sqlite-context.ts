@@ -70,6 +70,8 @@ export interface SqliteContext {
     type: string,
     data: JsonValue,
     at: number,
+    /** Only while the run is not settled (undefined after its result). @default false */
+    unsettledOnly?: boolean,
   ) => RunEvent | undefined;
   /** Decides a pending approval and appends its run's `approval` event; undefined when it was not pending. */
   readonly decide: (
@@ -147,10 +149,11 @@ export function sqliteContext(
     type: string,
     data: JsonValue,
     at: number,
+    unsettledOnly = false,
   ): RunEvent | undefined => {
     const text = encodeJson(data) ?? 'null';
     const row = one(
-      'UPDATE runs SET next_event = next_event + 1, bytes = bytes + ? WHERE id = ? RETURNING next_event',
+      `UPDATE runs SET next_event = next_event + 1, bytes = bytes + ? WHERE id = ?${unsettledOnly ? ' AND finished_at IS NULL' : ''} RETURNING next_event`,
       text.length,
       runId,
     );

@@ -161,13 +161,8 @@ export function journalMethods(ctx: SqliteContext): RunStoreJournal {
     listValues: (runId) =>
       tx(() => all('SELECT * FROM run_values WHERE run_id = ? ORDER BY seq', runId).map(valueOf)),
 
-    appendEvent: (runId, type, data) =>
-      tx(() =>
-        // A settled run's stream ended with its result: nothing is appended after it.
-        one('SELECT 1 AS ok FROM runs WHERE id = ? AND finished_at IS NULL', runId) === undefined
-          ? undefined
-          : append(runId, type, data, Date.now()),
-      ),
+    // A settled run's stream ended with its result: nothing is appended after it.
+    appendEvent: (runId, type, data) => tx(() => append(runId, type, data, Date.now(), true)),
 
     listEvents: (runId, after = 0, limit) =>
       tx(() =>
