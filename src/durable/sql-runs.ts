@@ -154,7 +154,7 @@ export function runMethods(ctx: SqlContext): RunStoreRuns {
       return rows.length > 0;
     },
 
-    async changeStatus(id, status, from, data) {
+    async changeStatus(id, status, from) {
       if (!isStorableId(id) || from.length === 0) return undefined;
       return inTx(async (q) => {
         const [row] = await q<Row>(
@@ -162,7 +162,7 @@ export function runMethods(ctx: SqlContext): RunStoreRuns {
           [id, status, Date.now(), [...from]],
         );
         if (!row) return undefined;
-        await append(q, id, 'status', data ?? { status });
+        await append(q, id, 'status', { status });
         return toRun(row);
       });
     },

@@ -159,7 +159,7 @@ export function runMethods(ctx: SqliteContext): RunStoreRuns {
           ) > 0,
       ),
 
-    changeStatus: (id, status, from, data) =>
+    changeStatus: (id, status, from) =>
       !isStorableId(id)
         ? Promise.resolve(undefined)
         : tx(() => {
@@ -172,7 +172,7 @@ export function runMethods(ctx: SqliteContext): RunStoreRuns {
               now,
               id,
             );
-            append(id, 'status', data ?? { status }, now);
+            append(id, 'status', { status }, now);
             return runOf(row!);
           }),
 

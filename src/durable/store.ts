@@ -58,16 +58,15 @@ export interface RunStore {
    */
   updateRun(id: string, patch: RunPatch, expect?: RunExpect): Promise<RunRecord | undefined>;
   /**
-   * Changes the run's status to `status` if it is one of `from`, with its `status` event (`data`,
-   * `{ status }` when absent), in one transaction: a status never changes without its event, and
-   * a settled run gets none after its result.
+   * Changes the run's status to `status` if it is one of `from`, with its `status` event
+   * (`{ status }`), in one transaction: a status never changes without its event, and a settled
+   * run gets none after its result.
    * @returns the updated run, or undefined when the run is unknown or its status was not one of `from`.
    */
   changeStatus(
     id: string,
     status: RunStatus,
     from: readonly RunStatus[],
-    data?: JsonValue,
   ): Promise<RunRecord | undefined>;
   /**
    * Takes a run for `owner` until `leaseExpiresAt`, bumping its epoch, when it is claimable at

@@ -171,12 +171,12 @@ export function createMemoryStore(): RunStore {
       if (r.status === 'queued' && r.owner === undefined) wake();
       return Promise.resolve(copy(r));
     },
-    changeStatus(id, status, from, data) {
+    changeStatus(id, status, from) {
       const r = runs.get(id);
       if (!r || !from.includes(r.status)) return Promise.resolve(undefined);
       r.status = status;
       touch(r);
-      append(id, 'status', data ?? { status });
+      append(id, 'status', { status });
       return Promise.resolve(copy(r));
     },
     claimRun(id, owner, until, now) {
