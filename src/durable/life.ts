@@ -3,7 +3,7 @@
  * the replica lets go of it. Every life runs the program through the run's journal
  * (`executeDurably`); how it ends decides what is written, each in ONE fenced store write:
  * - settled (succeeded, failed, cancelled) or `interrupted`: `settleRun` writes the state, the
- *   leftover approvals and the `result` event in one transaction, retried with backoff while the
+ *   leftover approvals and the `result` event in one transaction (a cancel committed first wins), retried with backoff while the
  *   store is unreachable; an outcome the store refuses to hold is replaced by a storable failure,
  *   so a run is never left `running` because a write failed;
  * - parked (every live call waited for a human for `parkAfterMs`): `releaseRun(parked)`, the
@@ -19,7 +19,7 @@ import { executeDurably } from './execute.js';
 import { journalStoreOf } from './journal-store.js';
 import type { Lease, SlotRelease } from './recovery.js';
 import type { ReplayVerdict } from './journal-types.js';
-import type { NewEvent, RunRecord, RunStatus, RunStore } from './store.js';
+import type { RunRecord, RunStatus, RunStore } from './store.js';
 
 /** What a life needs of its manager. */
 export interface LifeDeps {
@@ -213,9 +213,7 @@ async function settle(
       status: s,
       ...(r === undefined ? {} : { result: r }),
       ...(e === undefined ? {} : { error: e }),
-      ...(s === 'interrupted' ? { finishedAt: null } : {}),
       cancelPendingApprovalsAs: ISOCODE_DECIDER,
-      events: [resultEvent(s, r, e)],
     });
   const deadline = Date.now() + deps.settleRetryMs;
   for (let delay = 100; ; delay = Math.min(delay * 2, 5000)) {
@@ -237,16 +235,4 @@ async function settle(
       break;
     }
   }
-}
-
-/** The `result` event of a settlement (SSE followers stop at it). */
-export function resultEvent(
-  status: RunStatus,
-  result: JsonValue | undefined,
-  error: JsonValue | undefined,
-): NewEvent {
-  return {
-    type: 'result',
-    data: { status, result: result ?? null, ...(error === undefined ? {} : { error }) },
-  };
 }

@@ -313,24 +313,65 @@ export interface WaitOptions {
 
 /** What {@link RunStore.settleRun} writes, in one transaction. */
 export interface Settlement {
+  /**
+   * The outcome the run reached. A run whose stored status is already `cancelled` (a cancel was
+   * committed first) settles `cancelled` whatever this says; `interrupted` leaves it unsettled.
+   */
   status: RunStatus;
   result?: JsonValue | undefined;
   error?: JsonValue | undefined;
-  /** @default now; `null` leaves it unset (an `interrupted` run is not settled: it can be resolved). */
-  finishedAt?: number | null | undefined;
-  /** Events appended after the run's own (`status`/`result` are the caller's to include). */
-  events: readonly NewEvent[];
+  /** When it settled. @default now (an `interrupted` run has none: it can still be resolved) */
+  finishedAt?: number | undefined;
   /**
    * Decides every approval of the run still pending `cancelled` by this decider, and appends an
-   * `approval` event for each (before `events`). @default undefined: approvals are left alone
+   * `approval` event for each (before the run's own). @default undefined: approvals are left alone
    */
   cancelPendingApprovalsAs?: string | undefined;
+}
+
+/** What a settlement writes, decided from the run as stored in the settlement's transaction. */
+export interface SettlementPlan {
+  status: RunStatus;
+  result: JsonValue | undefined;
+  error: JsonValue | undefined;
+  /** Null for `interrupted`. */
+  finishedAt: number | null;
+  /** After the leftover approvals' events: a `status` event when it becomes `cancelled`, then `result`. */
+  events: NewEvent[];
+}
+
+/**
+ * The one rule of every store's settlement: a cancel committed before it wins (the run settles
+ * `cancelled`, the cancel's event already written), a run that becomes `cancelled` here gets its
+ * `status` event, and every settlement ends with its `result` event — the last event of the run,
+ * which SSE followers stop at (an `interrupted` run's result is followed by a later life's).
+ */
+export function planSettlement(stored: RunRecord, s: Settlement, now: number): SettlementPlan {
+  const status: RunStatus = stored.status === 'cancelled' ? 'cancelled' : s.status;
+  const events: NewEvent[] = [];
+  if (status === 'cancelled' && stored.status !== 'cancelled')
+    events.push({ type: 'status', data: { status } });
+  events.push({
+    type: 'result',
+    data: {
+      status,
+      result: s.result ?? null,
+      ...(s.error === undefined ? {} : { error: s.error }),
+    },
+  });
+  return {
+    status,
+    result: s.result,
+    error: s.error,
+    finishedAt: status === 'interrupted' ? null : (s.finishedAt ?? now),
+    events,
+  };
 }
 
 /** What {@link RunStore.settleRun} did. */
 export interface Settled {
   run: RunRecord;
-  /** Every event it appended, in order (leftover approvals' first, then `events`). */
+  /** Every event it appended, in order (leftover approvals' first, then the run's). */
   events: RunEvent[];
   /** The approvals it cancelled. */
   approvals: ApprovalRecord[];

@@ -20,7 +20,7 @@ import { installDurableCalls } from './execute.js';
 import { resolveInterrupted, type Resolution } from './resolve.js';
 export type { Resolution } from './resolve.js';
 import { ISOCODE_DECIDER, type ParkedRunLink } from './approvals.js';
-import { appendInOrder, resultEvent, runCallIdOf, startLife, type LocalRun } from './life.js';
+import { appendInOrder, runCallIdOf, startLife, type LocalRun } from './life.js';
 import { Replica, type Lease, type ReplicaOptions, type SlotRelease } from './recovery.js';
 import { listRunSummaries, runView, type RunSummary, type RunView } from './run-view.js';
 import { runUpkeep, type UpkeepOptions } from './upkeep.js';
@@ -259,7 +259,8 @@ export function createRunManager(options: RunManagerOptions): RunManager {
   async function untilResult(id: string): Promise<void> {
     for (;;) {
       const record = await store.getRun(id);
-      if (!record || isFinalStatus(record.status) || record.status === 'interrupted') return;
+      // Settled, not merely marked cancelled (its holder may still be settling it).
+      if (!record || record.finishedAt !== undefined || record.status === 'interrupted') return;
       await new Promise<void>((resolve) => {
         let set = settledWaiters.get(id);
         if (!set) settledWaiters.set(id, (set = new Set()));
@@ -291,19 +292,11 @@ export function createRunManager(options: RunManagerOptions): RunManager {
   }
 
   /** Settles an orphan (queued, parked, interrupted, or its holder gone) as cancelled, here. */
-  async function cancelOrphan(record: RunRecord): Promise<boolean> {
-    const settled = await store.settleRun(record.id, null, {
+  async function cancelOrphan(id: string): Promise<boolean> {
+    // The store writes the `cancelled` status event unless a cancel already did, then the result.
+    const settled = await store.settleRun(id, null, {
       status: 'cancelled',
       cancelPendingApprovalsAs: ISOCODE_DECIDER,
-      events: [
-        ...(record.status === 'cancelled'
-          ? []
-          : [{ type: 'status', data: { status: 'cancelled' } }]),
-        // An interrupted run already has its result event.
-        ...(record.status === 'interrupted'
-          ? []
-          : [resultEvent('cancelled', undefined, undefined)]),
-      ],
     });
     return settled !== undefined;
   }
@@ -396,7 +389,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
       const run = local.get(id);
       const orphan =
         !run && (record.owner === undefined || (record.leaseExpiresAt ?? Infinity) < Date.now());
-      if (orphan && (await cancelOrphan(record))) return manager.get(id);
+      if (orphan && (await cancelOrphan(id))) return manager.get(id);
       // A run another replica holds is only marked: its holder notices, stops it and settles it.
       const from: RunStatus[] = ['queued', 'running', 'waiting-approval', 'interrupted'];
       // One `cancelled` event however many cancels race: only the one that changed the status.

@@ -1,4 +1,5 @@
 /** The PostgreSQL store's approvals: create, read, list, decide and expire (decisions announced by NOTIFY). */
+import { IsocodeError } from '../errors.js';
 import { encodeJson, encodeText, isStorableId } from './encode.js';
 import { refuseAllowingDamaged, toApproval, type Row } from './rows.js';
 import type { SqlQuery } from './sql-client.js';
@@ -7,7 +8,7 @@ import { approvalEventData, type ApprovalRecord, type RunStoreApprovals } from '
 
 /** The approval methods of the store on `ctx`. */
 export function approvalMethods(ctx: SqlContext): RunStoreApprovals {
-  const { s, decisions, wakeChannel, query, inTx, append, wakeApproval } = ctx;
+  const { s, decisions, wakeChannel, query, inTx, append, lockRuns, wakeApproval } = ctx;
   /** Appends the `approval` event of each of `changed` inside transaction `q`. */
   const eventsOf = async (q: SqlQuery, changed: readonly ApprovalRecord[]): Promise<void> => {
     for (const a of changed) await append(q, a.runId, 'approval', approvalEventData(a));
@@ -16,6 +17,15 @@ export function approvalMethods(ctx: SqlContext): RunStoreApprovals {
     async createApproval(a) {
       const args = encodeJson(a.args) ?? 'null';
       return inTx(async (q) => {
+        // The run's row first (the lock order); a settled run takes no new ask: it would wait for
+        // a human forever, after the result.
+        const [run] = await lockRuns(q, [a.runId]);
+        if (!run) throw new IsocodeError('NOT_FOUND', 'unknown run');
+        if (run.settled)
+          throw new IsocodeError(
+            'NOT_FOUND',
+            `run ${a.runId} is settled: it takes no new approval`,
+          );
         const rows = await q<Row>(
           `WITH ins AS (
            INSERT INTO ${s}.approvals (id, run_id, call_key, tool, args, scope, reason, status, created_at, expires_at)
@@ -80,18 +90,19 @@ export function approvalMethods(ctx: SqlContext): RunStoreApprovals {
 
     async decideApproval(id, status, by, scope) {
       if (!isStorableId(id)) return undefined;
-      // The approval's text is written once, at its creation: read before the update, it is what
-      // the update decides.
-      if (status === 'allowed-once') {
-        const asked = await query(
-          `SELECT * FROM ${s}.approvals WHERE id = $1${scope === undefined ? '' : ' AND scope = $2'}`,
-          scope === undefined ? [id] : [id, scope],
-        );
-        if (asked[0]) refuseAllowingDamaged(toApproval(asked[0]), status);
-      }
       const params: unknown[] = [id, status, encodeText(by), Date.now(), decisions, wakeChannel];
       const ofScope = scope === undefined ? '' : ` AND scope = $${params.push(scope)}`;
       const decided = await inTx(async (q) => {
+        const [row] = await q<Row>(
+          `SELECT * FROM ${s}.approvals WHERE id = $1${scope === undefined ? '' : ' AND scope = $2'}`,
+          scope === undefined ? [id] : [id, scope],
+        );
+        if (!row) return undefined;
+        const asked = toApproval(row);
+        // The approval's text is written once, at its creation: what is read here is what the
+        // update decides.
+        if (status === 'allowed-once') refuseAllowingDamaged(asked, status);
+        await lockRuns(q, [asked.runId]); // the run's row first (the lock order)
         const rows = await q<Row>(
           `WITH u AS (
              UPDATE ${s}.approvals SET status = $2, decided_by = $3, decided_at = $4
@@ -111,14 +122,25 @@ export function approvalMethods(ctx: SqlContext): RunStoreApprovals {
 
     async expireApprovals(now, by) {
       const decided = await inTx(async (q) => {
+        // The runs' rows first (the lock order); only approvals of the runs locked are decided.
+        const due = await q<{ run_id: string }>(
+          `SELECT DISTINCT run_id FROM (SELECT run_id FROM ${s}.approvals
+             WHERE status = 'pending' AND expires_at < $1 ORDER BY ord LIMIT 500) d`,
+          [now],
+        );
+        const locked = await lockRuns(
+          q,
+          due.map((r) => String(r.run_id)),
+        );
+        if (locked.length === 0) return [];
         const rows = await q<Row>(
           `WITH u AS (
            UPDATE ${s}.approvals SET status = 'unavailable', decided_by = $2, decided_at = $1
            WHERE id IN (SELECT id FROM ${s}.approvals WHERE status = 'pending' AND expires_at < $1 ORDER BY ord LIMIT 500)
-             AND status = 'pending'
+             AND status = 'pending' AND run_id = ANY($5)
            RETURNING *)
          SELECT u.*, pg_notify($3, u.id) AS n1, pg_notify($4, u.run_id) AS n2 FROM u`,
-          [now, encodeText(by), decisions, wakeChannel],
+          [now, encodeText(by), decisions, wakeChannel, locked.map((r) => r.id)],
         );
         const decided = rows.map(toApproval);
         await eventsOf(q, decided);

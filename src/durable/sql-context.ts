@@ -47,6 +47,16 @@ export interface SqlContext {
     /** Only while the run is not settled (undefined after its result). @default false */
     unsettledOnly?: boolean,
   ) => Promise<RunEvent | undefined>;
+  /**
+   * Locks the rows of runs `ids`, in id order, for the rest of transaction `q`; returns the ones
+   * that exist, each with whether it is settled. Every transaction that writes a run's approvals
+   * takes its run's row first, as a settlement does: one lock order, so none of them deadlocks
+   * with another (decision 020).
+   */
+  readonly lockRuns: (
+    q: SqlQuery,
+    ids: readonly string[],
+  ) => Promise<{ id: string; settled: boolean }[]>;
   /** Runs a replica may claim at `now` (an SQL expression): the contract's rule, once. */
   readonly claimable: (now: string) => string;
   /** The run `id` is held by `owner` at `epoch`, its row locked for share (SQL expressions). */
@@ -94,6 +104,15 @@ export function sqlContext(
     if (event) appended.get(q)?.push(event);
     return event;
   };
+  const lockRuns: SqlContext['lockRuns'] = async (q, ids) =>
+    ids.length === 0
+      ? []
+      : (
+          await q<{ id: string; settled: boolean }>(
+            `SELECT id, finished_at IS NOT NULL AS settled FROM ${s}.runs WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE`,
+            [[...ids]],
+          )
+        ).map((r) => ({ id: String(r.id), settled: r.settled === true }));
   const claimable = (
     now: string,
   ): string => `status NOT IN (${FINAL}, 'interrupted') AND finished_at IS NULL
@@ -110,6 +129,7 @@ export function sqlContext(
     notify,
     wakeApproval,
     append,
+    lockRuns,
     claimable,
     fenced,
   };

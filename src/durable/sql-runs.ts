@@ -7,6 +7,7 @@ import {
   approvalEventData,
   PARKED_EVENT,
   QUEUED_EVENT,
+  planSettlement,
   type ApprovalRecord,
   type RunEvent,
   type RunStoreRuns,
@@ -192,21 +193,14 @@ export function runMethods(ctx: SqlContext): RunStoreRuns {
             ? r.owner === undefined || (r.leaseExpiresAt ?? 0) < now
             : r.owner === f.owner && r.epoch === f.epoch;
         if (!mine) return undefined;
-        const result = st.result === undefined ? null : encodeJson(st.result);
-        const error = st.error === undefined ? null : encodeJson(st.error);
+        const plan = planSettlement(r, st, now);
+        const result = plan.result === undefined ? null : encodeJson(plan.result);
+        const error = plan.error === undefined ? null : encodeJson(plan.error);
         const [updated] = await q<Row>(
           `UPDATE ${s}.runs SET status = $2, result = coalesce($3, result), error = coalesce($4, error), finished_at = $5,
              owner = NULL, lease_expires_at = NULL, parked = false, updated_at = $6, bytes = bytes + $7
            WHERE id = $1 RETURNING *`,
-          [
-            id,
-            st.status,
-            result,
-            error,
-            st.finishedAt === null ? null : (st.finishedAt ?? now),
-            now,
-            len(result) + len(error),
-          ],
+          [id, plan.status, result, error, plan.finishedAt, now, len(result) + len(error)],
         );
         const approvals: ApprovalRecord[] = [];
         const events: RunEvent[] = [];
@@ -225,7 +219,7 @@ export function runMethods(ctx: SqlContext): RunStoreRuns {
             if (e) events.push(e);
           }
         }
-        for (const ev of st.events) {
+        for (const ev of plan.events) {
           const e = await append(q, id, ev.type, ev.data);
           if (e) events.push(e);
         }

@@ -51,6 +51,14 @@ function unreachable(cause: unknown): boolean {
   );
 }
 
+/** deadlock_detected, serialization_failure: the transaction was rolled back and may run again. */
+const RETRYABLE_CODES = new Set(['40P01', '40001']);
+const MAX_TX_ATTEMPTS = 5;
+function retryable(cause: unknown): boolean {
+  const code = (cause as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && RETRYABLE_CODES.has(code);
+}
+
 /** The store error for a driver failure. */
 export function storeError(cause: unknown): IsocodeError {
   if (cause instanceof IsocodeError) return cause;
@@ -92,10 +100,19 @@ export async function createSqlStore(
     }
   };
   const inTx = async <T>(fn: (q: SqlQuery) => Promise<T>): Promise<T> => {
-    try {
-      return await client.transaction(fn);
-    } catch (cause) {
-      throw storeError(cause);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await client.transaction(fn);
+      } catch (cause) {
+        // PostgreSQL chose this transaction to break a deadlock or a serialization conflict: it
+        // rolled back whole, and running it again is the documented answer. The lock order
+        // (decision 020) should make these rare; a few retries make them invisible.
+        if (attempt < MAX_TX_ATTEMPTS && retryable(cause)) {
+          await new Promise((r) => setTimeout(r, Math.random() * 20 * attempt));
+          continue;
+        }
+        throw storeError(cause);
+      }
     }
   };
 

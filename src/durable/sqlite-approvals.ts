@@ -5,12 +5,19 @@ import { refuseAllowingDamaged, toApproval as approvalOf } from './rows.js';
 import { Conditions, clamp, marks, type SqliteContext } from './sqlite-context.js';
 import { approvalEventData, type RunStoreApprovals } from './store.js';
 
+/** A new ask of a settled run is refused like one of an unknown run. */
+const settledRun = (runId: string): IsocodeError =>
+  new IsocodeError('NOT_FOUND', `run ${runId} is settled: it takes no new approval`);
+
 /** The approval methods of the store on `ctx`. */
 export function approvalMethods(ctx: SqliteContext): RunStoreApprovals {
   const { tx, one, all, addBytes, append, decide, announce } = ctx;
   return {
     createApproval: (a) =>
       tx(() => {
+        // A settled run takes no new ask: it would wait for a human forever, after the result.
+        const run = one('SELECT finished_at FROM runs WHERE id = ?', a.runId);
+        if (run && run.finished_at !== null) throw settledRun(a.runId);
         const args = encodeJson(a.args) ?? 'null';
         const row = one(
           `INSERT INTO approvals (id, run_id, call_key, tool, args, scope, reason, status, created_at, expires_at)

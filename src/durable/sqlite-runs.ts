@@ -6,6 +6,7 @@ import { CLAIMABLE, Conditions, clamp, len, marks, type SqliteContext } from './
 import {
   PARKED_EVENT,
   QUEUED_EVENT,
+  planSettlement,
   type ApprovalRecord,
   type RunEvent,
   type RunStoreRuns,
@@ -202,15 +203,16 @@ export function runMethods(ctx: SqliteContext): RunStoreRuns {
             ? r.owner === undefined || (r.leaseExpiresAt ?? 0) < now
             : r.owner === f.owner && r.epoch === f.epoch;
         if (!mine) return undefined;
-        const result = s.result === undefined ? undefined : encodeJson(s.result);
-        const error = s.error === undefined ? undefined : encodeJson(s.error);
+        const plan = planSettlement(r, s, now);
+        const result = plan.result === undefined ? undefined : encodeJson(plan.result);
+        const error = plan.error === undefined ? undefined : encodeJson(plan.error);
         const row = one(
           `UPDATE runs SET status = ?, result = coalesce(?, result), error = coalesce(?, error), finished_at = ?,
              owner = NULL, lease_expires_at = NULL, parked = 0, updated_at = ?, bytes = bytes + ? WHERE id = ? RETURNING *`,
-          s.status,
+          plan.status,
           result ?? null,
           error ?? null,
-          s.finishedAt === null ? null : (s.finishedAt ?? now),
+          plan.finishedAt,
           now,
           len(result ?? null) + len(error ?? null),
           id,
@@ -227,7 +229,7 @@ export function runMethods(ctx: SqliteContext): RunStoreRuns {
             approvals.push(d.approval);
             if (d.event) events.push(d.event);
           }
-        for (const ev of s.events) {
+        for (const ev of plan.events) {
           const e = append(id, ev.type, ev.data, now);
           if (e) events.push(e);
         }

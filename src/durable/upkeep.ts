@@ -37,7 +37,6 @@ export async function runUpkeep(store: RunStore, options: UpkeepOptions): Promis
     await store.settleRun(run.id, null, {
       status: 'cancelled',
       cancelPendingApprovalsAs: ISOCODE_DECIDER,
-      events: [{ type: 'result', data: { status: 'cancelled', result: null } }],
     });
   }
   const retention = options.retentionMs ?? 7 * 86_400_000;

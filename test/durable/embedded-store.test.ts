@@ -122,7 +122,6 @@ describe('the embedded store', () => {
             status: 'failed',
             error: { message: text },
             result: [text],
-            events: [],
           });
           const run = await store.getRun(id);
           expect(run?.program).toBe(text);

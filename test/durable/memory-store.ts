@@ -18,8 +18,10 @@ import {
   approvalEventData,
   isFinalStatus,
   PARKED_EVENT,
+  planSettlement,
   QUEUED_EVENT,
 } from '../../src/durable/store.js';
+import { IsocodeError } from '../../src/errors.js';
 import { isStorableId } from '../../src/durable/encode.js';
 
 const copy = <T>(v: T): T => (v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T));
@@ -231,10 +233,11 @@ export function createMemoryStore(): RunStore {
         f === null ? r.owner !== undefined && (r.leaseExpiresAt ?? 0) >= Date.now() : !holds(r, f)
       )
         return Promise.resolve(undefined);
-      r.status = s.status;
-      if (s.result !== undefined) r.result = copy(s.result);
-      if (s.error !== undefined) r.error = copy(s.error);
-      r.finishedAt = s.finishedAt === null ? undefined : (s.finishedAt ?? Date.now());
+      const plan = planSettlement(copy(r), s, Date.now());
+      r.status = plan.status;
+      if (plan.result !== undefined) r.result = copy(plan.result);
+      if (plan.error !== undefined) r.error = copy(plan.error);
+      r.finishedAt = plan.finishedAt ?? undefined;
       r.owner = undefined;
       r.leaseExpiresAt = undefined;
       r.parked = false;
@@ -249,7 +252,7 @@ export function createMemoryStore(): RunStore {
             const e = eventOf(d);
             if (e) appended.push(e);
           }
-      for (const ev of s.events) {
+      for (const ev of plan.events) {
         const e = append(id, ev.type, ev.data);
         if (e) appended.push(e);
       }
@@ -334,6 +337,10 @@ export function createMemoryStore(): RunStore {
       return Promise.resolve((values.get(runId) ?? []).map(copy));
     },
     createApproval(n) {
+      const run = runs.get(n.runId);
+      if (!run) return Promise.reject(new IsocodeError('NOT_FOUND', 'unknown run'));
+      if (run.finishedAt !== undefined)
+        return Promise.reject(new IsocodeError('NOT_FOUND', 'the run is settled'));
       const a: ApprovalRecord = {
         ...copy(n),
         status: 'pending',

@@ -12,6 +12,7 @@ import type { RunStore } from '../../src/durable/store.js';
 import { buildHttpApp } from '../../src/server/app.js';
 import { storeKinds } from './stores.js';
 import { until } from '../support/until.js';
+import { expectWholeStory } from './story.js';
 
 const KEY = 'key-resolve-0123456789abcdef';
 const embedded = storeKinds()[0]!;
@@ -119,6 +120,25 @@ describe('resolving an interrupted run', () => {
     expect(done.result).toMatchObject({ value: { result: 'receipt-7' } });
     expect(effects).toEqual(['charge:7', 'charge:7']);
     await b.close();
+  }, 120_000);
+
+  it("a cancel, alone or racing a resolve, ends the story with the settled run's own result", async () => {
+    for (const race of [false, true]) {
+      effects.length = 0;
+      const { id, b, post } = await interrupted(`return await tools.charge({ cents: 3 });`);
+      const answers = await Promise.all([
+        post(`/v1/runs/${id}/cancel`, {}),
+        ...(race ? [post(`/v1/runs/${id}/resolve`, { action: 'succeeded', value: 'r' })] : []),
+      ]);
+      expect(answers[0]?.status).toBe(200);
+      await until(async () =>
+        (await b.store.getRun(id))?.finishedAt === undefined ? undefined : true,
+      );
+      // Whichever won: one result after the interruption's, last, with the run's status.
+      await expectWholeStory(b.store, id);
+      if (!race) expect((await b.store.getRun(id))?.status).toBe('cancelled');
+      await b.close();
+    }
   }, 120_000);
 
   it('"failed" makes the call throw in the program', async () => {

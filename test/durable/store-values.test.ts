@@ -87,11 +87,11 @@ for (const kind of storeKinds()) {
                 reason: v.reason,
               });
               await store.decideApproval(`a${id}`, 'rejected', v.decider);
+              await store.appendEvent(id, 'log', v.data);
               await store.settleRun(id, f, {
                 status: 'failed',
                 result: v.result,
                 error: v.data,
-                events: [{ type: 'log', data: v.data }],
               });
               const back = await store.getRun(id);
               expect(back?.program).toBe(v.program);
@@ -109,6 +109,13 @@ for (const kind of storeKinds()) {
               expect(approval?.args).toEqual(v.args);
               const events = await store.listEvents(id);
               expect(events.find((e) => e.type === 'log')?.data).toEqual(v.data);
+              // The result event the store writes carries the hostile values exactly.
+              expect(events.at(-1)).toMatchObject({ type: 'result' });
+              expect(events.at(-1)?.data).toEqual({
+                status: 'failed',
+                result: v.result,
+                error: v.data,
+              });
               // The approval's own events, asked then decided, carry its texts exactly too.
               expect(events.filter((e) => e.type === 'approval').map((e) => e.data)).toMatchObject([
                 { status: 'pending', reason: v.reason, decidedBy: null },

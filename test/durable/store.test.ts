@@ -84,9 +84,7 @@ for (const kind of storeKinds()) {
         expect(await store.recordValue('r', 'date', 1, fenceA)).toBeUndefined();
         expect(await store.renewLease('r', fenceA, now + 99_000)).toBe(false);
         expect(await store.releaseRun('r', fenceA)).toBe(false);
-        expect(
-          await store.settleRun('r', fenceA, { status: 'succeeded', events: [] }),
-        ).toBeUndefined();
+        expect(await store.settleRun('r', fenceA, { status: 'succeeded' })).toBeUndefined();
         expect(await store.markCallStarted('r', 'k1', fenceB)).toBe(true);
         expect(await store.markCallStarted('r', 'k1', fenceB)).toBe(false); // once only
         expect((await store.getCall('r', 'k1'))?.epoch).toBe(2);
@@ -181,7 +179,6 @@ for (const kind of storeKinds()) {
             status: 'succeeded',
             result: { ok: true },
             cancelPendingApprovalsAs: 'isocode',
-            events: [{ type: 'result', data: { status: 'succeeded' } }],
           },
         );
         expect(settled?.run).toMatchObject({
@@ -199,32 +196,80 @@ for (const kind of storeKinds()) {
           ['x', 'cancelled', 'isocode'],
           ['y', 'cancelled', 'isocode'],
         ]);
-        expect(
-          await store.settleRun('r', null, { status: 'cancelled', events: [] }),
-        ).toBeUndefined();
+        expect(await store.settleRun('r', null, { status: 'cancelled' })).toBeUndefined();
         // An orphan (no owner) settles with no fence; an owned run with a live lease does not.
         await store.createRun({ id: 'q', scope: 's', program: 'p' });
-        expect(await store.settleRun('q', null, { status: 'cancelled', events: [] })).toMatchObject(
-          {
-            run: { status: 'cancelled' },
-          },
-        );
+        expect(await store.settleRun('q', null, { status: 'cancelled' })).toMatchObject({
+          run: { status: 'cancelled' },
+        });
         await store.createRun({
           id: 'live',
           scope: 's',
           program: 'p',
           lease: { owner: 'A', expiresAt: now + 60_000 },
         });
-        expect(
-          await store.settleRun('live', null, { status: 'cancelled', events: [] }),
-        ).toBeUndefined();
+        expect(await store.settleRun('live', null, { status: 'cancelled' })).toBeUndefined();
         // Interrupted: not settled (finishedAt stays unset), so it can be resolved later.
         const i = await store.settleRun(
           'live',
           { owner: 'A', epoch: 1 },
-          { status: 'interrupted', finishedAt: null, events: [] },
+          { status: 'interrupted' },
         );
         expect(i?.run).toMatchObject({ status: 'interrupted', finishedAt: undefined });
+      }));
+
+    it('a cancel committed before the settlement wins; every settlement ends with its result; a settled run takes no ask', () =>
+      withStore(async (store) => {
+        const f = { owner: 'A', epoch: 1 };
+        const held = (id: string) =>
+          store.createRun({
+            id,
+            scope: 's',
+            program: 'p',
+            lease: { ...f, expiresAt: Date.now() + 60_000 },
+          });
+        const story = async (id: string) =>
+          (await store.listEvents(id)).map((e) => [e.type, (e.data as { status?: string }).status]);
+        // The program succeeded, but a cancel was committed first: the run settles cancelled.
+        await held('won');
+        await store.changeStatus('won', 'cancelled', ['running']);
+        const won = await store.settleRun('won', f, { status: 'succeeded', result: 7 });
+        expect(won?.run).toMatchObject({ status: 'cancelled', result: 7 });
+        expect(won?.run.finishedAt).toEqual(expect.any(Number));
+        expect(await story('won')).toEqual([
+          ['status', 'cancelled'],
+          ['result', 'cancelled'],
+        ]);
+        // An interruption after a cancel: settled cancelled, not left to be resolved.
+        await held('cut');
+        await store.changeStatus('cut', 'cancelled', ['running']);
+        const cut = await store.settleRun('cut', f, { status: 'interrupted' });
+        expect(cut?.run.status).toBe('cancelled');
+        expect(cut?.run.finishedAt).toEqual(expect.any(Number));
+        // Cancelling an interrupted run: its cancel's status event, then its (second) result.
+        await held('int');
+        await store.settleRun('int', f, { status: 'interrupted', error: { code: 'X' } });
+        const cancelled = await store.settleRun('int', null, { status: 'cancelled' });
+        expect(cancelled?.run).toMatchObject({ status: 'cancelled' });
+        expect(await story('int')).toEqual([
+          ['result', 'interrupted'],
+          ['status', 'cancelled'],
+          ['result', 'cancelled'],
+        ]);
+        // A settled run takes no new ask (it would wait for a human after the result).
+        await expect(
+          store.createApproval({
+            id: 'late',
+            runId: 'won',
+            callKey: 'k',
+            tool: 't',
+            args: null,
+            scope: 's',
+            reason: '',
+          }),
+        ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+        expect(await store.listApprovals({ runId: 'won' })).toEqual([]);
+        expect(await story('won')).toHaveLength(2);
       }));
 
     it('idempotency keys, usage, bytes, stats and retention', () =>
@@ -261,7 +306,7 @@ for (const kind of storeKinds()) {
         expect(usage.queued).toBe(1);
         expect(usage.bytes).toBeGreaterThan(1000);
         expect((await store.stats()).runs).toBe(2);
-        await store.settleRun('a', null, { status: 'succeeded', finishedAt: 5, events: [] });
+        await store.settleRun('a', null, { status: 'succeeded', finishedAt: 5 });
         expect(await store.deleteSettled(10)).toBe(1);
         expect(await store.getRun('a')).toBeUndefined();
         expect(await store.listEvents('a')).toEqual([]);
@@ -325,9 +370,7 @@ for (const kind of storeKinds()) {
         expect((await store.getCall('live', 'c'))?.status).toBe('started');
         await store.settleRun('r', f, {
           status: 'interrupted',
-          finishedAt: null,
           error: { code: 'INTERRUPTED' },
-          events: [],
         });
         expect(await store.resolveInterrupted('r', 'nope', { status: 'pending' }, queued)).toBe(
           'not-started',
@@ -346,7 +389,11 @@ for (const kind of storeKinds()) {
           event: { type: 'status', data: queued },
         });
         expect(await store.getCall('r', 'c')).toMatchObject({ status: 'ok', result, finishSeq: 1 });
-        expect((await store.listEvents('r')).map((e) => e.data)).toEqual([queued]);
+        // The interruption's result (written by its settlement), then the resolution's event.
+        expect((await store.listEvents('r')).map((e) => e.data)).toEqual([
+          { status: 'interrupted', result: null, error: { code: 'INTERRUPTED' } },
+          queued,
+        ]);
         expect((await store.listClaimable(Date.now())).map((r) => r.id)).toEqual(['r']);
         // A second resolution finds the run queued.
         expect(await store.resolveInterrupted('r', 'c', { status: 'pending' }, queued)).toBe(
@@ -421,7 +468,6 @@ for (const kind of storeKinds()) {
         await store.settleRun('r', null, {
           status: 'failed',
           cancelPendingApprovalsAs: 'isocode',
-          events: [{ type: 'result', data: { status: 'failed' } }],
         });
         // Settled: no status change applies any more, so none writes an event after the result.
         expect(await store.changeStatus('r', 'cancelled', ['running', 'waiting-approval'])).toBe(
@@ -461,6 +507,75 @@ for (const kind of storeKinds()) {
         off();
         await store.appendEvent('r2', 'log', 2);
         expect(told).toHaveLength(events.length + 2);
+      }));
+
+    it("a settlement racing its approvals' decisions, an expiry and a new ask: no error, no deadlock, one story", () =>
+      withStore(async (store) => {
+        for (let round = 0; round < 25; round++) {
+          const id = `race${round}`;
+          const now = Date.now();
+          await store.createRun({
+            id,
+            scope: 's',
+            program: 'p',
+            lease: { owner: 'A', expiresAt: now + 60_000 },
+          });
+          const ask = (key: string, expiresAt?: number) =>
+            store.createApproval({
+              id: `${id}-${key}`,
+              runId: id,
+              callKey: key,
+              tool: 't',
+              args: null,
+              scope: 's',
+              reason: 'why',
+              ...(expiresAt === undefined ? {} : { expiresAt }),
+            });
+          await ask('a');
+          await ask('b');
+          await ask('c', now - 1);
+          const outcomes = await Promise.allSettled([
+            store.decideApproval(`${id}-a`, 'cancelled', 'isocode'),
+            store.settleRun(
+              id,
+              { owner: 'A', epoch: 1 },
+              {
+                status: 'failed',
+                error: { code: 'TOOL_ERROR' },
+                cancelPendingApprovalsAs: 'isocode',
+              },
+            ),
+            store.decideApproval(`${id}-b`, 'rejected', 'human'),
+            store.expireApprovals(Date.now(), 'isocode'),
+            ask('d'),
+            store.changeStatus(id, 'waiting-approval', ['running']),
+          ]);
+          // Only the late ask may fail (its run settled first): NOT_FOUND, never a store failure.
+          outcomes.forEach((o, i) => {
+            if (o.status === 'rejected') {
+              expect(i, String(o.reason)).toBe(4);
+              expect(o.reason).toMatchObject({ code: 'NOT_FOUND' });
+            }
+          });
+          expect(outcomes[1]).toMatchObject({
+            status: 'fulfilled',
+            value: { run: { status: 'failed' } },
+          });
+          expect(await store.listApprovals({ runId: id, status: ['pending'] })).toEqual([]);
+          const events = await store.listEvents(id);
+          expect(events.at(-1)).toMatchObject({ type: 'result', data: { status: 'failed' } });
+          expect(events.filter((e) => e.type === 'result')).toHaveLength(1);
+          const byApproval = new Map<string, string[]>();
+          for (const e of events.filter((x) => x.type === 'approval')) {
+            const d = e.data as { id: string; status: string };
+            byApproval.set(d.id, [...(byApproval.get(d.id) ?? []), d.status]);
+          }
+          for (const [approval, seen] of byApproval) {
+            expect(seen, approval).toHaveLength(2);
+            expect(seen[0], approval).toBe('pending');
+          }
+          expect(byApproval.size).toBe((await store.listApprovals({ runId: id })).length);
+        }
       }));
 
     it('numbers events per run, gap-free under concurrent appends', () =>
@@ -587,23 +702,31 @@ describe.skipIf(process.env.ISOCODE_TEST_PG_URL === undefined)(
     /** A store whose connection dies on an event insert while `fail.events`, as a SIGKILL mid-transaction would. */
     async function flakyStore(): Promise<{
       store: RunStore;
-      fail: { events: boolean };
+      fail: { events: boolean; deadlocks: number };
       drop: () => Promise<void>;
     }> {
       const { openPgClient } = await import('../../src/durable/pg-client.js');
       const { createSqlStore } = await import('../../src/durable/sql-store.js');
       const { schemaName } = await import('./stores.js');
       const client = openPgClient({ url: process.env.ISOCODE_TEST_PG_URL ?? '' });
-      const fail = { events: false };
+      const fail = { events: false, deadlocks: 0 };
+      const eventInsert = (sql: string): boolean =>
+        sql.includes('INSERT INTO') && sql.includes('.events');
       const flaky = {
         ...client,
         transaction: <T>(fn: Parameters<typeof client.transaction<T>>[0]) =>
           client.transaction<T>((q) =>
-            fn((sql, params) =>
-              fail.events && sql.includes('INSERT INTO') && sql.includes('.events')
-                ? Promise.reject(new Error('connection lost'))
-                : q(sql, params),
-            ),
+            fn((sql, params) => {
+              if (fail.events && eventInsert(sql))
+                return Promise.reject(new Error('connection lost'));
+              if (fail.deadlocks > 0 && eventInsert(sql)) {
+                fail.deadlocks--; // as PostgreSQL breaks a deadlock: this transaction rolls back
+                return Promise.reject(
+                  Object.assign(new Error('deadlock detected'), { code: '40P01' }),
+                );
+              }
+              return q(sql, params);
+            }),
           ),
       };
       const schema = schemaName();
@@ -640,7 +763,6 @@ describe.skipIf(process.env.ISOCODE_TEST_PG_URL === undefined)(
               status: 'succeeded',
               result: { ok: true },
               cancelPendingApprovalsAs: 'isocode',
-              events: [{ type: 'result', data: { status: 'succeeded' } }],
             },
           ),
         ).rejects.toBeTruthy();
@@ -661,6 +783,56 @@ describe.skipIf(process.env.ISOCODE_TEST_PG_URL === undefined)(
       }
     });
 
+    it('a transaction PostgreSQL rolls back to break a deadlock runs again, whole, a few times at most', async () => {
+      const { store, fail, drop } = await flakyStore();
+      try {
+        const f = { owner: 'A', epoch: 1 };
+        for (const id of ['r', 'q'])
+          await store.createRun({
+            id,
+            scope: 's',
+            program: 'p',
+            lease: { ...f, expiresAt: Date.now() + 60_000 },
+          });
+        await store.createApproval({
+          id: 'x',
+          runId: 'r',
+          callKey: 'x',
+          tool: 't',
+          args: null,
+          scope: 's',
+          reason: '',
+        });
+        const told: RunEvent[] = [];
+        store.onEvent((e) => told.push(e));
+        fail.deadlocks = 2;
+        const settled = await store.settleRun('r', f, {
+          status: 'failed',
+          cancelPendingApprovalsAs: 'isocode',
+        });
+        expect(fail.deadlocks).toBe(0);
+        expect(settled?.run.status).toBe('failed');
+        // Written once and told once, though the transaction ran three times.
+        const events = await store.listEvents('r');
+        expect(events.map((e) => [e.seq, e.type])).toEqual([
+          [1, 'approval'],
+          [2, 'approval'],
+          [3, 'result'],
+        ]);
+        expect(told).toEqual(events.slice(1));
+        // One that keeps losing gives up with the store's error and changes nothing.
+        fail.deadlocks = 100;
+        await expect(store.settleRun('q', f, { status: 'failed' })).rejects.toMatchObject({
+          code: 'INTERNAL_ERROR',
+        });
+        expect(fail.deadlocks).toBe(95);
+        expect(await store.getRun('q')).toMatchObject({ status: 'running', finishedAt: undefined });
+        expect(await store.listEvents('q')).toEqual([]);
+      } finally {
+        await drop();
+      }
+    });
+
     it('a resolution whose last statement fails leaves the call started and the run interrupted; it can be resolved again', async () => {
       const { store, fail, drop } = await flakyStore();
       try {
@@ -673,7 +845,7 @@ describe.skipIf(process.env.ISOCODE_TEST_PG_URL === undefined)(
         });
         await store.recordArrival({ runId: 'r', key: 'c', name: 'charge', args: null }, f);
         await store.markCallStarted('r', 'c', f);
-        await store.settleRun('r', f, { status: 'interrupted', finishedAt: null, events: [] });
+        await store.settleRun('r', f, { status: 'interrupted' });
         const resolution = { status: 'ok', result: 'receipt' } as const;
         const data = { status: 'queued' };
         fail.events = true;

@@ -1,7 +1,8 @@
 /**
  * What a settled run's stored story must say, whatever raced while it ran: its events end with one
- * `result` event whose status is the run's, nothing follows it, and each of its approvals appears
- * once asked (`pending`) and, once decided, once with its final status.
+ * `result` event whose status is the run's, nothing follows it, any earlier result is an
+ * interruption's, a cancelled run tells its cancel once (no other run any), and each of its
+ * approvals appears once asked (`pending`) and, once decided, once with its final status.
  */
 import { expect } from 'vitest';
 import type { RunStore } from '../../src/durable/store.js';
@@ -14,6 +15,15 @@ export async function expectWholeStory(store: RunStore, runId: string): Promise<
   const last = events.at(-1);
   expect(last?.type, told).toBe('result');
   expect((last?.data as { status?: string } | null)?.status, told).toBe(run?.status);
+  // Earlier results are only interruptions (a later life, or a cancel, settled the run after).
+  const results = events.filter((e) => e.type === 'result');
+  for (const e of results.slice(0, -1))
+    expect((e.data as { status?: string }).status, told).toBe('interrupted');
+  // A cancelled run tells its cancel once.
+  const cancels = events.filter(
+    (e) => e.type === 'status' && (e.data as { status?: string }).status === 'cancelled',
+  );
+  expect(cancels, told).toHaveLength(run?.status === 'cancelled' ? 1 : 0);
   for (const a of await store.listApprovals({ runId, limit: 1000 })) {
     const statuses = events
       .filter((e) => e.type === 'approval' && (e.data as { id?: string }).id === a.id)
