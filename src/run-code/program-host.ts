@@ -55,6 +55,11 @@ export interface ProgramHostStats {
 export interface ProgramHost {
   /** Programs this host runs at once at most (admission control's default). */
   readonly capacity: number;
+  /**
+   * True when `capacity` is a hard bound (a pool of worker processes): a program admitted past it
+   * would be refused `OVERLOADED`, so admission may not allow more.
+   */
+  readonly bounded: boolean;
   slot(partition: string): Promise<ProgramSlot>;
   warmup(): Promise<void>;
   close(): Promise<void>;
@@ -70,6 +75,7 @@ export function workerHost(
   const pool = new WorkerPool(options, limits, wall);
   return {
     capacity: pool.maxWorkers,
+    bounded: true,
     async slot(partition) {
       let worker = await pool.lease(partition);
       let program: number | undefined;
@@ -152,6 +158,7 @@ export function inProcessHost(options: SandboxPoolOptions, capacity: number): Pr
   const pool = new SandboxPool(options);
   return {
     capacity,
+    bounded: false,
     // eslint-disable-next-line @typescript-eslint/require-await
     async slot(partition) {
       let program: (TranspileResult & { ok: true }) | undefined;

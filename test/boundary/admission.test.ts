@@ -138,6 +138,15 @@ describe('admission control', () => {
     expect(messageOf({ workers: { maxRunsPerWorker: 2 ** 60 } })).toBe(
       `INVALID_CONFIG: maxRunsPerWorker must be an integer ≥ 1, got ${2 ** 60}`,
     );
+    // Admission may not promise more runs than there are workers: the extra ones would be
+    // accepted, then refused OVERLOADED.
+    expect(messageOf({ admission: { maxConcurrentRuns: 5 }, workers: { maxWorkers: 2 } })).toBe(
+      'INVALID_CONFIG: admission.maxConcurrentRuns (5) is larger than workers.maxWorkers (2): raise workers.maxWorkers or lower admission.maxConcurrentRuns',
+    );
+    // In-process isolates have no such bound.
+    expect(messageOf({ sandbox: 'in-process', admission: { maxConcurrentRuns: 50 } })).toBe(
+      'accepted',
+    );
     // A long text is shown cut, never whole.
     expect(messageOf({ workers: { maxWorkers: 'x'.repeat(10_000) } }).length).toBeLessThan(200);
   });
