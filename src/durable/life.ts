@@ -116,11 +116,7 @@ export function startLife(
     }, deps.parkAfterMs);
     parkTimer.unref();
   }
-  void appendInOrder(deps, run, 'status', {
-    status: 'running',
-    replica: deps.replicaId,
-    ...(record.epoch > 1 ? { replay: true } : {}),
-  });
+  // The life's start event was written with the claim (or the leased insert) that began it.
   const life = AbortSignal.any([controller.signal, lease.signal]);
   // A run whose stored record or journal does not read whole is failed, never run (again): what it
   // would run, or which of its calls already took effect, is not known.

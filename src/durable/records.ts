@@ -258,6 +258,14 @@ export function approvalEventData(a: ApprovalRecord): JsonValue {
 /** The `status` event a run created without a lease is queued with (see {@link RunStore.createRun}). */
 export const QUEUED_EVENT: JsonValue = { status: 'queued' };
 
+/**
+ * The `status` event a life starts with, written with the claim or the leased insert that begins
+ * it (one transaction): `replay` when an earlier life ran the run (epoch > 1).
+ */
+export function lifeEventData(owner: string, epoch: number): JsonValue {
+  return { status: 'running', replica: owner, ...(epoch > 1 ? { replay: true } : {}) };
+}
+
 /** The `status` event a parked release writes (see {@link RunStore.releaseRun}). */
 export const PARKED_EVENT: JsonValue = { status: 'waiting-approval', parked: true };
 

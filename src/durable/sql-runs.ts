@@ -5,6 +5,7 @@ import { toApproval, toRun, type Row } from './rows.js';
 import { clamp, len, type SqlContext } from './sql-context.js';
 import {
   approvalEventData,
+  lifeEventData,
   PARKED_EVENT,
   QUEUED_EVENT,
   planSettlement,
@@ -43,8 +44,9 @@ export function runMethods(ctx: SqlContext): RunStoreRuns {
             n.lease ? t : null,
           ],
         );
-        // A queued run's first event, with it: no life's event can come before it.
-        if (inserted[0] && !n.lease) await append(q, n.id, 'status', QUEUED_EVENT);
+        // The run's first event, with it: a queued run's, or the start of its first life.
+        if (inserted[0])
+          await append(q, n.id, 'status', n.lease ? lifeEventData(n.lease.owner, 1) : QUEUED_EVENT);
         return inserted;
       });
       if (rows[0]) {
@@ -126,14 +128,19 @@ export function runMethods(ctx: SqlContext): RunStoreRuns {
     },
 
     async claimRun(id, owner, until, now) {
-      const rows = await query(
-        `UPDATE ${s}.runs SET owner = $2, lease_expires_at = $3, epoch = epoch + 1, parked = false, updated_at = $5,
-           started_at = CASE WHEN status = 'queued' THEN coalesce(started_at, $4) ELSE started_at END,
-           status = CASE WHEN status = 'queued' THEN 'running' ELSE status END
-         WHERE id = $1 AND ${claimable('$4')} RETURNING *`,
-        [id, owner, until, now, Date.now()],
-      );
-      return rows[0] ? toRun(rows[0]) : undefined;
+      return inTx(async (q) => {
+        const [row] = await q<Row>(
+          `UPDATE ${s}.runs SET owner = $2, lease_expires_at = $3, epoch = epoch + 1, parked = false, updated_at = $5,
+             started_at = CASE WHEN status = 'queued' THEN coalesce(started_at, $4) ELSE started_at END,
+             status = CASE WHEN status = 'queued' THEN 'running' ELSE status END
+           WHERE id = $1 AND ${claimable('$4')} RETURNING *`,
+          [id, owner, until, now, Date.now()],
+        );
+        if (!row) return undefined;
+        const claimed = toRun(row);
+        await append(q, id, 'status', lifeEventData(owner, claimed.epoch));
+        return claimed;
+      });
     },
 
     async listClaimable(now, limit, skipScopes = []) {

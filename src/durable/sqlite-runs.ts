@@ -4,6 +4,7 @@ import type { SqlValue } from './sqlite-driver.js';
 import { toRun as runOf } from './rows.js';
 import { CLAIMABLE, Conditions, clamp, len, marks, type SqliteContext } from './sqlite-context.js';
 import {
+  lifeEventData,
   PARKED_EVENT,
   QUEUED_EVENT,
   planSettlement,
@@ -49,7 +50,8 @@ export function runMethods(ctx: SqliteContext): RunStoreRuns {
           t,
           n.lease ? t : null,
         );
-        if (!n.lease) {
+        if (n.lease) append(n.id, 'status', lifeEventData(n.lease.owner, 1), t);
+        else {
           append(n.id, 'status', QUEUED_EVENT, t);
           wake();
         }
@@ -134,7 +136,10 @@ export function runMethods(ctx: SqliteContext): RunStoreRuns {
           id,
           now,
         );
-        return row ? runOf(row) : undefined;
+        if (!row) return undefined;
+        const claimed = runOf(row);
+        append(id, 'status', lifeEventData(owner, claimed.epoch), Date.now());
+        return claimed;
       }),
 
     listClaimable: (now, limit, skipScopes = []) =>

@@ -45,8 +45,9 @@ export interface RunStore {
   readonly kind: 'sqlite' | 'postgres';
 
   /**
-   * Inserts a run (see {@link NewRun.lease} and {@link NewRun.idempotencyKey}); one without a lease
-   * is `queued`, with its `status` event (`{ status: 'queued' }`), in the same transaction.
+   * Inserts a run (see {@link NewRun.lease} and {@link NewRun.idempotencyKey}) with its first
+   * `status` event, in the same transaction: `{ status: 'queued' }` without a lease, the life's
+   * start ({@link lifeEventData}) with one.
    */
   createRun(run: NewRun): Promise<CreatedRun>;
   /** The run; with `scope`, only if it belongs to that scope. */
@@ -72,7 +73,8 @@ export interface RunStore {
    * Takes a run for `owner` until `leaseExpiresAt`, bumping its epoch, when it is claimable at
    * `now`: not final, not `interrupted`, and either unowned or its lease lapsed; a parked run only
    * once none of its approvals is pending (the claim clears `parked`). A `queued` run becomes
-   * `running` with `startedAt` now.
+   * `running` with `startedAt` now. The life's start event ({@link lifeEventData}) is written in
+   * the same transaction.
    * @returns the claimed run (its new epoch is the fence of this life), or undefined.
    */
   claimRun(

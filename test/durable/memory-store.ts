@@ -17,6 +17,7 @@ import type {
 import {
   approvalEventData,
   isFinalStatus,
+  lifeEventData,
   PARKED_EVENT,
   planSettlement,
   QUEUED_EVENT,
@@ -125,7 +126,8 @@ export function createMemoryStore(): RunStore {
         finishedAt: undefined,
       };
       runs.set(run.id, run);
-      if (!n.lease) {
+      if (n.lease) append(run.id, 'status', lifeEventData(n.lease.owner, 1));
+      else {
         append(run.id, 'status', QUEUED_EVENT);
         wake();
       }
@@ -193,6 +195,7 @@ export function createMemoryStore(): RunStore {
         r.startedAt ??= now;
       }
       touch(r);
+      append(id, 'status', lifeEventData(owner, r.epoch));
       return Promise.resolve(copy(r));
     },
     listClaimable(now, limit = 100, skipScopes = []) {

@@ -76,6 +76,12 @@ for (const kind of storeKinds()) {
         // A's lease lapses; B claims: the epoch moves on and A's writes are refused.
         const b = await store.claimRun('r', 'B', now + 10_000, now + 3000);
         expect(b).toMatchObject({ owner: 'B', epoch: 2 });
+        // Each claim writes its life's start event with it (a crash cannot split them).
+        expect((await store.listEvents('r')).map((e) => e.data)).toEqual([
+          { status: 'queued' },
+          { status: 'running', replica: 'A' },
+          { status: 'running', replica: 'B', replay: true },
+        ]);
         const fenceB = { owner: 'B', epoch: 2 };
         expect(await store.markCallStarted('r', 'k1', fenceA)).toBe(false);
         expect(
@@ -186,11 +192,12 @@ for (const kind of storeKinds()) {
           owner: undefined,
           result: { ok: true },
         });
-        // 1 and 2: the two asks' own `approval` events, written when they were created.
+        // 1: the life's start, written with the leased insert; 2 and 3: the two asks' own
+        // `approval` events, written when they were created.
         expect(settled?.events.map((e) => [e.seq, e.type])).toEqual([
-          [3, 'approval'],
           [4, 'approval'],
-          [5, 'result'],
+          [5, 'approval'],
+          [6, 'result'],
         ]);
         expect(settled?.approvals.map((a) => [a.id, a.status, a.decidedBy])).toEqual([
           ['x', 'cancelled', 'isocode'],
@@ -237,6 +244,7 @@ for (const kind of storeKinds()) {
         expect(won?.run).toMatchObject({ status: 'cancelled', result: 7 });
         expect(won?.run.finishedAt).toEqual(expect.any(Number));
         expect(await story('won')).toEqual([
+          ['status', 'running'],
           ['status', 'cancelled'],
           ['result', 'cancelled'],
         ]);
@@ -252,6 +260,7 @@ for (const kind of storeKinds()) {
         const cancelled = await store.settleRun('int', null, { status: 'cancelled' });
         expect(cancelled?.run).toMatchObject({ status: 'cancelled' });
         expect(await story('int')).toEqual([
+          ['status', 'running'],
           ['result', 'interrupted'],
           ['status', 'cancelled'],
           ['result', 'cancelled'],
@@ -269,7 +278,7 @@ for (const kind of storeKinds()) {
           }),
         ).rejects.toMatchObject({ code: 'NOT_FOUND' });
         expect(await store.listApprovals({ runId: 'won' })).toEqual([]);
-        expect(await story('won')).toHaveLength(2);
+        expect(await story('won')).toHaveLength(3);
       }));
 
     it('idempotency keys, usage, bytes, stats and retention', () =>
@@ -391,6 +400,7 @@ for (const kind of storeKinds()) {
         expect(await store.getCall('r', 'c')).toMatchObject({ status: 'ok', result, finishSeq: 1 });
         // The interruption's result (written by its settlement), then the resolution's event.
         expect((await store.listEvents('r')).map((e) => e.data)).toEqual([
+          { status: 'running', replica: 'A' },
           { status: 'interrupted', result: null, error: { code: 'INTERRUPTED' } },
           queued,
         ]);
@@ -478,9 +488,10 @@ for (const kind of storeKinds()) {
           const d = e.data as { id?: string; status?: string; decidedBy?: string | null };
           return [e.type, d.id, d.status, d.decidedBy];
         });
-        const first = shown[3]!;
+        const first = shown[4]!;
         expect(['allowed-once', 'rejected']).toContain(first[2]);
         expect(shown).toEqual([
+          ['status', undefined, 'running', undefined], // the life's start, with the leased insert
           ['approval', 'a', 'pending', null],
           ['approval', 'b', 'pending', null],
           ['approval', 'c', 'pending', null],
@@ -491,22 +502,22 @@ for (const kind of storeKinds()) {
           ['approval', 'c', 'cancelled', 'isocode'],
           ['result', undefined, 'failed', undefined],
         ]);
-        expect(events[0]?.data).toMatchObject({ tool: 't', reason: 'why a' });
-        expect(events[6]?.data).toEqual({ status: 'waiting-approval', parked: true });
+        expect(events[1]?.data).toMatchObject({ tool: 't', reason: 'why a' });
+        expect(events[7]?.data).toEqual({ status: 'waiting-approval', parked: true });
         // Nothing is appended after the result: followers stop there.
         expect(await store.appendEvent('r', 'log', 'late')).toBeUndefined();
         expect(await store.listEvents('r')).toHaveLength(events.length);
         // Told once each, in order, after the write.
-        expect(told).toEqual(events);
+        expect(told).toEqual(events.slice(1)); // told from when it subscribed
         await store.createRun({ id: 'r2', scope: 's', program: 'p' });
         expect(await store.appendEvent('r2', 'log', 1)).toMatchObject({ seq: 2 });
-        expect(told.slice(events.length).map((e) => [e.runId, e.seq, e.type])).toEqual([
+        expect(told.slice(events.length - 1).map((e) => [e.runId, e.seq, e.type])).toEqual([
           ['r2', 1, 'status'],
           ['r2', 2, 'log'],
         ]);
         off();
         await store.appendEvent('r2', 'log', 2);
-        expect(told).toHaveLength(events.length + 2);
+        expect(told).toHaveLength(events.length + 1);
       }));
 
     it("a settlement racing its approvals' decisions, an expiry and a new ask: no error, no deadlock, one story", () =>
@@ -773,8 +784,10 @@ describe.skipIf(process.env.ISOCODE_TEST_PG_URL === undefined)(
           finishedAt: undefined,
         });
         expect((await store.getApproval('x'))?.status).toBe('pending');
-        // Only the ask's own event, written with it; nobody was told of the rolled-back ones.
+        // The life's start and the ask's own event, each written with its change; nobody was told
+        // of the rolled-back ones.
         expect((await store.listEvents('r')).map((e) => e.data)).toEqual([
+          { status: 'running', replica: 'A' },
           { id: 'x', tool: 't', status: 'pending', reason: '', decidedBy: null },
         ]);
         expect(told).toEqual([]);
@@ -815,11 +828,12 @@ describe.skipIf(process.env.ISOCODE_TEST_PG_URL === undefined)(
         // Written once and told once, though the transaction ran three times.
         const events = await store.listEvents('r');
         expect(events.map((e) => [e.seq, e.type])).toEqual([
-          [1, 'approval'],
+          [1, 'status'],
           [2, 'approval'],
-          [3, 'result'],
+          [3, 'approval'],
+          [4, 'result'],
         ]);
-        expect(told).toEqual(events.slice(1));
+        expect(told).toEqual(events.slice(2));
         // One that keeps losing gives up with the store's error and changes nothing.
         fail.deadlocks = 100;
         await expect(store.settleRun('q', f, { status: 'failed' })).rejects.toMatchObject({
@@ -827,7 +841,7 @@ describe.skipIf(process.env.ISOCODE_TEST_PG_URL === undefined)(
         });
         expect(fail.deadlocks).toBe(95);
         expect(await store.getRun('q')).toMatchObject({ status: 'running', finishedAt: undefined });
-        expect(await store.listEvents('q')).toEqual([]);
+        expect((await store.listEvents('q')).map((e) => e.type)).toEqual(['status']);
       } finally {
         await drop();
       }
