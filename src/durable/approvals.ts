@@ -16,6 +16,11 @@ import type { ApprovalRecord, RunStore } from './store.js';
 export interface ParkedRunLink {
   /** The durable run of a run_code call id (the ask's `parentId`) in `scope`; undefined for other calls. */
   runOf(parentId: string, scope: string): string | undefined;
+  /**
+   * Resolves once the events run `runId`'s life queued so far are written (its call's start among
+   * them): an ask is stored after them, so a timeline reads the call, then why it waits.
+   */
+  written(runId: string): Promise<unknown>;
   /** An approval was parked (the run now waits for a human). */
   asked(approval: ApprovalRecord): void;
   /** A parked approval was settled (by a human, the time-out or a cancel). */
@@ -81,6 +86,7 @@ export function createParkedApprover(options: ParkedApproverOptions): Approver {
       return options.fallback ? options.fallback(request, signal) : 'unavailable';
     let parked: ApprovalRecord;
     try {
+      await link.written(runId);
       // A replayed (or resumed) run asks again with the same call id (run id / call key): it
       // re-parks on the approval its earlier life made, or takes the decision already given — by a
       // human, or by the time-out; one isocode cancelled when an earlier life ended does not count:

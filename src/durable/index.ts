@@ -110,6 +110,7 @@ export async function createDurableRuntime(
       timeoutMs: approvalTimeoutMs,
       link: {
         runOf: (parentId, scope) => late.link?.runOf(parentId, scope),
+        written: (runId) => late.link?.written(runId) ?? Promise.resolve(),
         asked: (a) => late.link?.asked(a),
         settled: (a) => late.link?.settled(a),
         keepsApprovals: (runId) => late.link?.keepsApprovals(runId) ?? false,

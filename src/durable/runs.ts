@@ -236,6 +236,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
       const run = byCall.get(parentId);
       return run?.scope === scope ? run.id : undefined;
     },
+    written: (runId) => local.get(runId)?.chain ?? Promise.resolve(),
     asked(a: ApprovalRecord) {
       const run = local.get(a.runId);
       if (!run) return;

@@ -131,7 +131,9 @@ describe('the embedded store', () => {
           const [call] = await store.listCalls(id);
           expect(call?.args).toEqual({ [text]: [text] });
           expect(call?.result).toEqual({ ok: true, value: text });
-          expect((await store.listEvents(id))[0]?.data).toEqual({ text });
+          expect((await store.listEvents(id)).find((e) => e.type === 'log')?.data).toEqual({
+            text,
+          });
           const a = await store.getApproval(`apr_${n}`);
           expect([a?.callKey, a?.args, a?.reason]).toEqual([text, text, text]);
         },

@@ -243,8 +243,9 @@ describe('approvals left pending when a run ends', () => {
     }, 'the approval to settle');
     expect(settled).toMatchObject({ status: 'cancelled', decidedBy: 'isocode' });
     const events = await rt.store.listEvents(id, 0, 100);
-    // The dead life's ask, then its cancel, then the result: each change of the approval once.
+    // The dead life's start and ask, then the cancel, then the result: each change once.
     expect(events.map((e) => [e.type, (e.data as { status?: string } | null)?.status])).toEqual([
+      ['status', 'running'],
       ['approval', 'pending'],
       ['approval', 'cancelled'],
       ['result', 'cancelled'],
