@@ -11,13 +11,13 @@ import { encodeJson, encodeText } from './encode.js';
 import type { SqliteDb, SqliteRow, SqlValue } from './sqlite-driver.js';
 import { toApproval as approvalOf, toRun as runOf } from './rows.js';
 import {
-  approvalEventData,
   FINAL_STATUSES,
   type ApprovalRecord,
   type Fence,
   type RunEvent,
   type RunRecord,
 } from './records.js';
+import { approvalEventData } from './stored-events.js';
 
 const MAX_LIST = 1000;
 /** A list's limit: 1 to 1,000, 100 when absent or not a number. */

@@ -32,6 +32,7 @@ import type {
   WaitOptions,
 } from './records.js';
 export * from './records.js';
+export * from './stored-events.js';
 
 /**
  * Persists durable runs. Every method rejects only on a store failure (connection lost, disk
