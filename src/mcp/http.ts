@@ -21,6 +21,11 @@ import {
 } from '../server/auth.js';
 import { buildMcpServer, type McpServerOptions, type TrackedMcpServer } from './server.js';
 import { SessionTable, type SessionLike } from './sessions.js';
+import { RequestIds, requestIdsOf } from './request-ids.js';
+import {
+  readRequestBody,
+  requestBodyTooLargeMessage,
+} from '@modelcontextprotocol/sdk/server/requestBody.js';
 import { integerOptionOr } from '../options.js';
 
 /** An API key of the MCP HTTP endpoint, bound to the scope its requests run in. */
@@ -74,6 +79,8 @@ export interface McpHttpHandle {
 
 interface Session extends SessionLike {
   transport: WebStandardStreamableHTTPServerTransport;
+  /** Request ids in flight: a reused one is refused (see ./request-ids.ts). */
+  ids: RequestIds;
 }
 
 /** Seconds a refused newcomer is told to wait before trying again. */
@@ -82,7 +89,7 @@ const RETRY_AFTER_S = '5';
 /** A JSON-RPC error response (the body MCP clients expect on HTTP failures). */
 function rpcError(
   c: Context,
-  status: 400 | 401 | 403 | 404 | 405 | 429 | 500 | 503,
+  status: 400 | 401 | 403 | 404 | 405 | 413 | 429 | 500 | 503,
   message: string,
   headers: Record<string, string> = {},
   data?: Record<string, unknown>,
@@ -122,6 +129,49 @@ function whenSent(response: Response, signal: AbortSignal, done: () => void): Re
     },
   });
   return new Response(body, { status: response.status, headers: response.headers });
+}
+
+/**
+ * A POST in an existing session: its body is read once (bounded, as the transport would), its
+ * request ids are claimed for the session until the answer is sent, and a request reusing an id
+ * still in flight is refused at once (the transport would leave the first one waiting forever).
+ */
+async function postToSession(
+  c: Context,
+  session: Session,
+  req: Request,
+  maxBody: number,
+): Promise<Response> {
+  const body = await readRequestBody(req, maxBody);
+  if (body.tooLarge) return rpcError(c, 413, requestBodyTooLargeMessage(maxBody));
+  let message: unknown;
+  try {
+    message = JSON.parse(body.text);
+  } catch {
+    message = undefined; // the transport answers the parse error
+  }
+  const claimed = session.ids.claim(requestIdsOf(message));
+  if (typeof claimed !== 'function') {
+    const [id] = claimed.taken;
+    return c.json(
+      {
+        jsonrpc: '2.0',
+        id: claimed.taken.length === 1 ? id : null,
+        error: {
+          code: -32600,
+          message: `Invalid Request: request id ${JSON.stringify(id)} is already in use by a request in flight in this session`,
+        },
+      },
+      400,
+    );
+  }
+  const replay = new Request(req.url, { method: 'POST', headers: req.headers, body: body.text });
+  try {
+    return whenSent(await session.transport.handleRequest(replay), req.signal, claimed);
+  } catch (error) {
+    claimed();
+    throw error;
+  }
 }
 
 /**
@@ -200,7 +250,8 @@ export async function serveMcpHttp(options: McpHttpOptions): Promise<McpHttpHand
       // Another tenant's session id is as unknown as a made-up one: it can be neither used nor closed.
       const session = sessions.get(sessionId, auth.tenant);
       if (!session) return rpcError(c, 404, 'session not found');
-      return session.transport.handleRequest(req);
+      if (req.method !== 'POST') return session.transport.handleRequest(req);
+      return postToSession(c, session, req, maxBody);
     }
     if (req.method !== 'POST')
       return rpcError(c, 400, 'bad request: no Mcp-Session-Id (initialize first)');
@@ -229,6 +280,7 @@ export async function serveMcpHttp(options: McpHttpOptions): Promise<McpHttpHand
         onsessioninitialized: (id): void =>
           place.commit(id, {
             transport,
+            ids: new RequestIds(),
             callsInFlight: tracked.callsInFlight,
             lastActive: tracked.lastActive,
             close: () => tracked.server.close(),

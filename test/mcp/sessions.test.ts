@@ -195,6 +195,60 @@ describe('MCP HTTP sessions', () => {
     await a2.client.ping();
   });
 
+  it('a request id still in flight in the session is refused at once; the first call completes; the id is free after', async () => {
+    const h = await serve({});
+    closeGate();
+    const session = (await initialize(h, KEY_A)).headers.get('mcp-session-id') ?? '';
+    expect(
+      (
+        await raw(
+          h,
+          KEY_A,
+          'POST',
+          { jsonrpc: '2.0', method: 'notifications/initialized' },
+          session,
+        )
+      ).status,
+    ).toBe(202);
+    const call = (id: number | string): Promise<Response> =>
+      raw(
+        h,
+        KEY_A,
+        'POST',
+        { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'gate.wait', arguments: {} } },
+        session,
+      );
+    const first = call(7);
+    await until(() => waiting === 1, 'the first call in flight');
+    const again = await call(7);
+    expect(again.status).toBe(400);
+    expect(await again.json()).toMatchObject({ id: 7, error: { code: -32600 } });
+    // "7" is another id than 7; a batch that repeats an id is refused whole.
+    const other = call('7');
+    await until(() => waiting === 2, 'the second call in flight');
+    const batch = await raw(
+      h,
+      KEY_A,
+      'POST',
+      [8, 8].map((id) => ({ jsonrpc: '2.0', id, method: 'ping' })),
+      session,
+    );
+    expect(batch.status).toBe(400);
+    open();
+    // Each call gets its own answer (before, the first one's went to the reused id's stream).
+    for (const [r, id] of [
+      [first, 7],
+      [other, '7'],
+    ] as const) {
+      const text = await (await r).text();
+      expect(text).toContain('passed');
+      expect(text).toContain(`"id":${JSON.stringify(id)}`);
+    }
+    const later = await call(7);
+    expect(later.status).toBe(200);
+    expect(await later.text()).toContain('passed');
+  });
+
   it('one tenant can neither use nor close another tenant’s session', async () => {
     const h = await serve({});
     closeGate();
