@@ -3,9 +3,10 @@
  * the replica lets go of it. Every life runs the program through the run's journal
  * (`executeDurably`); how it ends decides what is written, each in ONE fenced store write:
  * - settled (succeeded, failed, cancelled) or `interrupted`: `settleRun` writes the state, the
- *   leftover approvals and the `result` event in one transaction (a cancel committed first wins), retried with backoff while the
- *   store is unreachable; an outcome the store refuses to hold is replaced by a storable failure,
- *   so a run is never left `running` because a write failed;
+ *   leftover approvals and the `result` event in one transaction (the store decides them: a cancel
+ *   committed first wins), retried with backoff while the store is unreachable; an outcome the
+ *   store refuses to hold is replaced by a storable failure, so a run is never left `running`
+ *   because a write failed;
  * - parked (every live call waited for a human for `parkAfterMs`): `releaseRun(parked)`, the
  *   sandbox and the run slot are given back, and a decision lets any replica claim it again;
  * - this replica is shutting down: `releaseRun`, so another replica claims it at once;
