@@ -17,6 +17,7 @@ import { z } from 'zod';
 import { IsocodeError, isIsocodeError } from '../index.js';
 import { childEnvironment, stderrTailForMessage } from './child-process.js';
 import { abortError, listAllTools, raceAbort, sleep, stopChild, waitForExit } from './mcp-waits.js';
+import { descendantsOf, endLeftovers } from './process-tree.js';
 import type { ToolList } from './mcp-waits.js';
 import { classifyCallError, messageOf, unavailableError } from './mcp-result.js';
 import type { McpConnectionStatus, McpReconnectOptions, McpServerOptions } from './mcp-options.js';
@@ -319,8 +320,10 @@ export class McpConnection {
       return session;
     } catch (error) {
       const pid = spawned ?? (isStdio ? (transport.pid ?? undefined) : undefined);
+      const tree = pid === undefined ? [] : await descendantsOf(pid);
       await client.close().catch(() => undefined);
       if (pid !== undefined && !(await waitForExit(pid, 500))) await stopChild(pid);
+      await endLeftovers(tree);
       if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number))
         throw new Error(`no answer to ${stage} within ${this.#o.connectTimeoutMs} ms`, {
           cause: error,
@@ -339,6 +342,8 @@ export class McpConnection {
 
   async #dispose(session: Session, graceful: boolean): Promise<void> {
     const { client, transport, pid } = session;
+    // Read before the child is ended: a launcher's children are reparented once it exits.
+    const tree = pid === undefined ? [] : await descendantsOf(pid);
     if (
       graceful &&
       transport instanceof StreamableHTTPClientTransport &&
@@ -348,6 +353,7 @@ export class McpConnection {
     }
     await client.close().catch(() => undefined);
     if (pid !== undefined) await waitForExit(pid, 3000);
+    await endLeftovers(tree);
   }
 
   async #refresh(client: Client): Promise<void> {

@@ -34,7 +34,14 @@ export function tool(tools: readonly ToolDefinition[], name: string): ToolDefini
 export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
+  } catch {
+    return false;
+  }
+  // An ended process nobody reaped yet (its parent gone, init slow to reap) is not alive.
+  if (process.platform !== 'linux') return true;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] !== 'Z';
   } catch {
     return false;
   }

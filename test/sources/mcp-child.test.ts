@@ -208,3 +208,48 @@ describe('a first-connection failure quotes the child stderr, made safe to show'
     expect(alive(Number(await readFile(pidFile, 'utf8')))).toBe(false);
   });
 });
+
+describe.skipIf(process.platform === 'win32')('a server started through a launcher', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'isocode-tree-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** `sh` stays the direct child (it waits for the server): the server is isocode's grandchild. */
+  const viaLauncher = (server: string, pidFile: string) => ({
+    command: '/bin/sh',
+    args: ['-c', '"$0" "$1" "$2"; echo launcher done >&2', node, fixture(server), pidFile],
+  });
+
+  it('closing the source ends the server too, though it ignores SIGTERM and the end of its input', async () => {
+    const pidFile = join(dir, 'lingering.pid');
+    const source = await mcpTools({
+      name: 'tree',
+      mcp: viaLauncher('lingering-server.mjs', pidFile),
+    });
+    const out = (await tool(source.tools, 'tree.pid').execute({}, ctx())) as { text: string };
+    const pid = Number(await readFile(pidFile, 'utf8'));
+    expect(Number(out.text)).toBe(pid);
+    expect(alive(pid)).toBe(true);
+    await source.close();
+    // Before, the launcher was ended and the server, reparented to init, ran on.
+    for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(alive(pid)).toBe(false);
+  }, 30_000);
+
+  it('a launched server that hangs at start is ended with its launcher when the failure is reported', async () => {
+    const pidFile = join(dir, 'stuck.pid');
+    const error = await rejection(
+      mcpTools({
+        name: 'tree',
+        mcp: viaLauncher('stuck-server.mjs', pidFile),
+        connectTimeoutMs: 1000,
+      }),
+    );
+    expect(error).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE' });
+    expect(alive(Number(await readFile(pidFile, 'utf8')))).toBe(false);
+  }, 30_000);
+});
