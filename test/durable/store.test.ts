@@ -749,20 +749,30 @@ describe.skipIf(process.env.ISOCODE_TEST_PG_URL === undefined)(
       return { store, fail, drop };
     }
 
+    /** Runs `ids` held by A (epoch 1), the first with one pending ask `x`. */
+    async function heldWithAsk(store: RunStore, ids: readonly string[]): Promise<void> {
+      for (const id of ids)
+        await store.createRun({
+          id,
+          scope: 's',
+          program: 'p',
+          lease: { owner: 'A', expiresAt: Date.now() + 60_000 },
+        });
+      await store.createApproval({
+        id: 'x',
+        runId: ids[0]!,
+        callKey: 'x',
+        tool: 't',
+        args: null,
+        scope: 's',
+        reason: '',
+      });
+    }
+
     it('a settlement whose last statement fails leaves the run, its approvals and events as they were', async () => {
       const { store, fail, drop } = await flakyStore();
       try {
-        const lease = { owner: 'A', expiresAt: Date.now() + 60_000 };
-        await store.createRun({ id: 'r', scope: 's', program: 'p', lease });
-        await store.createApproval({
-          id: 'x',
-          runId: 'r',
-          callKey: 'x',
-          tool: 't',
-          args: null,
-          scope: 's',
-          reason: '',
-        });
+        await heldWithAsk(store, ['r']);
         const told: RunEvent[] = [];
         store.onEvent((e) => told.push(e));
         fail.events = true;
@@ -800,22 +810,7 @@ describe.skipIf(process.env.ISOCODE_TEST_PG_URL === undefined)(
       const { store, fail, drop } = await flakyStore();
       try {
         const f = { owner: 'A', epoch: 1 };
-        for (const id of ['r', 'q'])
-          await store.createRun({
-            id,
-            scope: 's',
-            program: 'p',
-            lease: { ...f, expiresAt: Date.now() + 60_000 },
-          });
-        await store.createApproval({
-          id: 'x',
-          runId: 'r',
-          callKey: 'x',
-          tool: 't',
-          args: null,
-          scope: 's',
-          reason: '',
-        });
+        await heldWithAsk(store, ['r', 'q']);
         const told: RunEvent[] = [];
         store.onEvent((e) => told.push(e));
         fail.deadlocks = 2;
