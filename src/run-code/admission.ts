@@ -71,9 +71,20 @@ export class Admission {
   private waiting = 0;
   private rejected = 0;
 
-  /** @throws IsocodeError `INVALID_CONFIG` for invalid limits. */
-  constructor(options: AdmissionOptions, defaultConcurrency: number) {
+  /**
+   * `workers`: how many programs the sandbox can run at once when that is a hard bound (a pool of
+   * worker processes): admission may not promise more, or a run admitted past the workers would
+   * be refused `OVERLOADED` after it was accepted (a background run then fails, though its start
+   * answered 202).
+   * @throws IsocodeError `INVALID_CONFIG` for invalid limits.
+   */
+  constructor(options: AdmissionOptions, defaultConcurrency: number, workers?: number) {
     const total = integer('maxConcurrentRuns', options.maxConcurrentRuns ?? defaultConcurrency, 1);
+    if (workers !== undefined && total > workers)
+      throw new IsocodeError(
+        'INVALID_CONFIG',
+        `admission.maxConcurrentRuns (${total}) is larger than workers.maxWorkers (${workers}): raise workers.maxWorkers or lower admission.maxConcurrentRuns`,
+      );
     this.perScope = integer(
       'maxConcurrentRunsPerScope',
       options.maxConcurrentRunsPerScope ?? Math.ceil(total / 2),

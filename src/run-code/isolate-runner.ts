@@ -170,15 +170,16 @@ export function createIsolateRunner(options: IsolateRunnerOptions = {}): Isolate
     options.sandbox === 'in-process'
       ? inProcessHost({ ...options.pool, defaultLimits: baseLimits }, 8)
       : workerHost(options.workers ?? {}, baseLimits, wall);
-  const admission = new Admission(options.admission ?? {}, host.capacity);
-  if (host.bounded && admission.concurrency > host.capacity) {
-    void host.close();
-    // A run admitted past the workers would be refused OVERLOADED after it was accepted (a
-    // background run then fails, though its start answered 202).
-    throw new IsocodeError(
-      'INVALID_CONFIG',
-      `admission.maxConcurrentRuns (${admission.concurrency}) is larger than workers.maxWorkers (${host.capacity}): raise workers.maxWorkers or lower admission.maxConcurrentRuns`,
+  let admission: Admission;
+  try {
+    admission = new Admission(
+      options.admission ?? {},
+      host.capacity,
+      host.bounded ? host.capacity : undefined,
     );
+  } catch (error) {
+    void host.close();
+    throw error;
   }
   const limitsOf = (scope: string): SandboxLimits =>
     resolveLimits(baseLimits, options.scopeLimits?.[scope]);
