@@ -1,7 +1,7 @@
 /** Serving a runtime's scope as an MCP server over stdio. */
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { thrownText } from '../errors.js';
+import { LineBuffer, MessageTooLargeError, useLineBuffer } from '../jsonrpc/line-buffer.js';
 import { createMcpServer, type McpServerOptions } from './server.js';
 
 /** Options of {@link serveMcpStdio}. */
@@ -38,11 +38,28 @@ export async function serveMcpStdio(options: McpStdioOptions): Promise<McpStdioH
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
   server.onclose = () => resolveClosed();
+  // A line that is not a message is answered, as JSON-RPC asks (a parse error without an id, an
+  // invalid request with its id when it has one); a response the client spelled wrong still reaches
+  // the request that waits for it (decision 008).
+  useLineBuffer(
+    transport,
+    new LineBuffer({
+      onUnreadable: ({ code, id, reason }) => {
+        const error = {
+          code,
+          message: code === -32700 ? 'Parse error' : `Invalid Request: ${reason}`,
+        };
+        void transport
+          .send(id === undefined ? { jsonrpc: '2.0', error } : { jsonrpc: '2.0', id, error })
+          .catch(() => undefined);
+      },
+    }),
+  );
   // The transport reports a message it could not read (over its buffer), then closes itself.
   let failure: string | undefined;
   transport.onerror = (error) => {
-    if (/exceeded maximum size/i.test(thrownText(error)))
-      failure ??= 'a message over the 10 MiB an MCP stdio message may have ended the session';
+    if (error instanceof MessageTooLargeError)
+      failure ??= `a message over the ${error.limit} an MCP stdio message may have ended the session`;
   };
 
   let closing: Promise<void> | undefined;

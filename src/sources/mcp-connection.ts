@@ -17,6 +17,7 @@ import { z } from 'zod';
 import { IsocodeError, isIsocodeError } from '../index.js';
 import { childEnvironment, stderrTailForMessage } from './child-process.js';
 import { abortError, listAllTools, raceAbort, sleep, stopChild, waitForExit } from './mcp-waits.js';
+import { LineBuffer, MessageTooLargeError, useLineBuffer } from '../jsonrpc/line-buffer.js';
 import { descendantsOf, endLeftovers } from './process-tree.js';
 import type { ToolList } from './mcp-waits.js';
 import { classifyCallError, messageOf, unavailableError } from './mcp-result.js';
@@ -269,6 +270,8 @@ export class McpConnection {
       ...(server.cwd !== undefined ? { cwd: server.cwd } : {}),
       stderr: mode === 'capture' ? 'pipe' : mode,
     });
+    // Every response reaches its call, even one the SDK's schema refuses (decision 005).
+    useLineBuffer(transport, new LineBuffer());
     transport.stderr?.on('data', (chunk: Buffer | string) => {
       this.#stderrTail = (this.#stderrTail + chunk.toString()).slice(-STDERR_TAIL_CHARS);
     });
@@ -286,11 +289,18 @@ export class McpConnection {
       },
     });
     const isStdio = transport instanceof StdioClientTransport;
+    // Why the transport closed itself, when it says: the SDK then ends the child.
+    let ended: string | undefined;
     client.onclose = () => {
       if (session)
-        this.#lost(session, isStdio ? 'the server process exited' : 'the connection closed');
+        this.#lost(
+          session,
+          ended ?? (isStdio ? 'the server process exited' : 'the connection closed'),
+        );
     };
     client.onerror = (error: Error) => {
+      if (error instanceof MessageTooLargeError)
+        ended ??= `the server sent a message over the ${error.limit} a stdio message may have`;
       const message = messageOf(error);
       if (
         session &&

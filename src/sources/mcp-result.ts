@@ -2,6 +2,7 @@
 import { McpError, ErrorCode as McpErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { IsocodeError, isIsocodeError, isJsonValue } from '../index.js';
+import { malformedResponseReason } from '../jsonrpc/line-buffer.js';
 import type { ContentBlock, JsonValue } from '../index.js';
 
 type Rec = Record<string, unknown>;
@@ -149,6 +150,16 @@ export function classifyCallError(error: unknown, site: CallSite): ClassifiedErr
       upstreamTool: site.tool,
       mcpCode: error.code,
     };
+    const malformed = malformedResponseReason(error.data);
+    if (malformed !== undefined)
+      return {
+        unavailable: false,
+        error: new IsocodeError(
+          'UPSTREAM_ERROR',
+          `MCP server "${site.source}" answered the call of "${site.tool}" with a response that is not valid JSON-RPC: ${malformed}`,
+          { details: { ...details, malformedResponse: true }, cause: error },
+        ),
+      };
     if (error.data !== undefined && isJsonValue(error.data)) details.mcpData = error.data;
     if (error.code === (McpErrorCode.RequestTimeout as number)) {
       return {

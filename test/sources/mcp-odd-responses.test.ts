@@ -1,0 +1,61 @@
+// An upstream whose answers the SDK's strict message schema refuses (a hand-written stdio server):
+// every answer reaches its call, promptly — a usable one is delivered, an unusable one fails the call
+// with UPSTREAM_ERROR saying why — instead of the SDK dropping the line and the call waiting out its
+// time limit; an answer over the 10 MiB a stdio message may have ends the connection with that reason.
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isIsocodeError } from '../../src/index.js';
+import { mcpTools, type McpSource } from '../../src/sources/index.js';
+import { ctx, rejection, tool } from './helpers.js';
+
+const fixture = fileURLToPath(new URL('../fixtures/mcp/odd-responses-server.mjs', import.meta.url));
+let source: McpSource;
+const call = (name: string): Promise<unknown> =>
+  Promise.resolve(tool(source.tools, `odd.${name}`).execute({}, ctx()));
+
+beforeAll(async () => {
+  source = await mcpTools({
+    name: 'odd',
+    mcp: { command: process.execPath, args: [fixture] },
+    reconnect: { initialDelayMs: 0 },
+  });
+});
+afterAll(async () => {
+  await source?.close();
+});
+
+describe('answers the SDK would drop reach their call', () => {
+  it.each(['extra_key', 'no_version', 'stray_line'])(
+    '%s: a usable answer is delivered',
+    async (name) => {
+      expect(await call(name)).toMatchObject({ text: `ok ${name}` });
+    },
+  );
+
+  it.each([
+    ['result_text', 'its result is a string, not an object'],
+    ['both', 'it has both a result and an error'],
+  ])('%s: an unusable answer fails the call with UPSTREAM_ERROR saying why', async (name, why) => {
+    const error = await rejection(call(name));
+    expect(isIsocodeError(error) && error.code).toBe('UPSTREAM_ERROR');
+    expect((error as Error).message).toBe(
+      `MCP server "odd" answered the call of "${name}" with a response that is not valid JSON-RPC: ${why}`,
+    );
+    expect((error as { details?: unknown }).details).toMatchObject({
+      source: 'odd',
+      upstreamTool: name,
+      malformedResponse: true,
+    });
+    // The connection is healthy: the next call is answered.
+    expect(await call('fine')).toMatchObject({ text: 'ok fine' });
+  });
+
+  it('an answer over 10 MiB ends the connection with that reason; the next call reconnects', async () => {
+    const error = await rejection(call('huge'));
+    expect(isIsocodeError(error) && error.code).toBe('UPSTREAM_UNAVAILABLE');
+    expect((error as Error).message).toContain(
+      'the server sent a message over the 10 MiB a stdio message may have',
+    );
+    expect(await call('fine')).toMatchObject({ text: 'ok fine' });
+  }, 60_000);
+});
