@@ -54,6 +54,8 @@ export interface UnreadableLine {
   /** The request's id, when the line was a request with a usable one. */
   id: RequestId | undefined;
   reason: string;
+  /** The line was a response (without a usable id): JSON-RPC answers no response. */
+  response: boolean;
 }
 
 type Json = Record<string, unknown>;
@@ -66,9 +68,12 @@ export type ReadLine = { message: JSONRPCMessage } | { unreadable: UnreadableLin
 
 /** Reads one line (without its line feed). */
 export function readLine(line: string): ReadLine {
-  const refuse = (code: -32700 | -32600, reason: string, id?: RequestId): ReadLine => ({
-    unreadable: { code, id, reason },
-  });
+  const refuse = (
+    code: -32700 | -32600,
+    reason: string,
+    id?: RequestId,
+    response = false,
+  ): ReadLine => ({ unreadable: { code, id, reason, response } });
   let value: unknown;
   try {
     value = JSON.parse(line);
@@ -85,7 +90,7 @@ export function readLine(line: string): ReadLine {
       `not a valid JSON-RPC request or notification: ${firstIssue(parsed.error)}`,
       id.success ? id.data : undefined,
     );
-  if (!id.success) return refuse(-32600, 'a response without a usable id');
+  if (!id.success) return refuse(-32600, 'a response without a usable id', undefined, true);
   return { message: readResponse(id.data, value) };
 }
 

@@ -44,7 +44,8 @@ export async function serveMcpStdio(options: McpStdioOptions): Promise<McpStdioH
   useLineBuffer(
     transport,
     new LineBuffer({
-      onUnreadable: ({ code, id, reason }) => {
+      onUnreadable: ({ code, id, reason, response }) => {
+        if (response) return;
         const error = {
           code,
           message: code === -32700 ? 'Parse error' : `Invalid Request: ${reason}`,

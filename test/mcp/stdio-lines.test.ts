@@ -74,6 +74,12 @@ describe('the stdio face answers lines that are not messages', () => {
     expect(received.at(-1)).not.toHaveProperty('id');
   });
 
+  it('a response without a usable id is not answered (JSON-RPC answers no response)', async () => {
+    stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1.5, result: {} })}\n`);
+    const answer = await exchange(JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'ping' }));
+    expect(answer).toEqual({ jsonrpc: '2.0', id: 9, result: {} });
+  });
+
   it('the session goes on: the next request is answered', async () => {
     const answer = await exchange(
       JSON.stringify({
