@@ -60,65 +60,108 @@ export function findJsonProblem(
   value: unknown,
   maxDepth = MAX_JSON_DEPTH,
 ): JsonProblem | undefined {
+  const walked = walkJson(value, maxDepth, false);
+  return 'problem' in walked ? walked.problem : undefined;
+}
+
+/**
+ * The same check as {@link findJsonProblem}, and on success a copy of the value that shares nothing
+ * with it (objects keep their prototype, `Object.prototype` or null): what one side of a boundary
+ * hands the other, so that neither can change what the other holds (the executor copies a call's
+ * arguments in and a tool's value out).
+ */
+export function copyJson(
+  value: unknown,
+  maxDepth = MAX_JSON_DEPTH,
+): { value: JsonValue } | { problem: JsonProblem } {
+  return walkJson(value, maxDepth, true);
+}
+
+/** One walk for both: checks, and copies when `copy`. */
+function walkJson(
+  value: unknown,
+  maxDepth: number,
+  copy: boolean,
+): { value: JsonValue } | { problem: JsonProblem } {
   const seen = new Set<object>();
   let values = 0;
-  const visit = (v: unknown, path: string, depth: number): JsonProblem | undefined => {
-    if (depth > maxDepth) return { path, problem: `nesting deeper than ${maxDepth}` };
+  let problem: JsonProblem | undefined;
+  const fail = (path: string, what: string): undefined => {
+    problem = { path, problem: what };
+    return undefined;
+  };
+  // Returns the value (or its copy), or undefined with `problem` set.
+  const visit = (v: unknown, path: string, depth: number): JsonValue | undefined => {
+    if (depth > maxDepth) return fail(path, `nesting deeper than ${maxDepth}`);
     if (++values > MAX_JSON_VALUES)
-      return {
-        path,
-        problem: `more than ${MAX_JSON_VALUES} values (a shared part counts each time)`,
-      };
+      return fail(path, `more than ${MAX_JSON_VALUES} values (a shared part counts each time)`);
     switch (typeof v) {
       case 'string':
       case 'boolean':
-        return undefined;
+        return v;
       case 'number':
-        return Number.isFinite(v) ? undefined : { path, problem: `non-finite number ${String(v)}` };
+        return Number.isFinite(v) ? v : fail(path, `non-finite number ${String(v)}`);
       case 'undefined':
-        return { path, problem: 'undefined is not JSON' };
+        return fail(path, 'undefined is not JSON');
       case 'bigint':
-        return { path, problem: 'BigInt is not JSON' };
+        return fail(path, 'BigInt is not JSON');
       case 'function':
-        return { path, problem: 'a function is not JSON' };
+        return fail(path, 'a function is not JSON');
       case 'symbol':
-        return { path, problem: 'a symbol is not JSON' };
+        return fail(path, 'a symbol is not JSON');
       case 'object':
         break;
     }
-    if (v === null) return undefined;
+    if (v === null) return null;
     const obj = v;
-    if (seen.has(obj)) return { path, problem: 'cycle' };
+    if (seen.has(obj)) return fail(path, 'cycle');
     seen.add(obj);
     try {
       if (Array.isArray(obj)) {
+        const out: JsonValue[] | undefined = copy ? new Array<JsonValue>(obj.length) : undefined;
         for (let i = 0; i < obj.length; i++) {
           if (!Object.prototype.hasOwnProperty.call(obj, i))
-            return { path: `${path}[${i}]`, problem: 'sparse array hole' };
-          const p = visit((obj as unknown[])[i], `${path}[${i}]`, depth + 1);
-          if (p) return p;
+            return fail(`${path}[${i}]`, 'sparse array hole');
+          const item = visit((obj as unknown[])[i], `${path}[${i}]`, depth + 1);
+          if (item === undefined) return undefined;
+          if (out) out[i] = item;
         }
-        return undefined;
+        return out ?? (obj as JsonValue[]);
       }
       const proto: unknown = Object.getPrototypeOf(obj);
-      if (proto !== Object.prototype && proto !== null)
-        return { path, problem: 'not a plain object' };
+      if (proto !== Object.prototype && proto !== null) return fail(path, 'not a plain object');
       if (Object.getOwnPropertySymbols(obj).length > 0)
-        return { path, problem: 'symbol keys are not JSON' };
+        return fail(path, 'symbol keys are not JSON');
+      const out: Record<string, JsonValue> | undefined = copy
+        ? (Object.create(proto) as Record<string, JsonValue>)
+        : undefined;
       for (const key of Object.keys(obj)) {
         const desc = Object.getOwnPropertyDescriptor(obj, key);
         const child = `${path}.${key}`;
-        if (!desc || !('value' in desc)) return { path: child, problem: 'accessor property' };
-        const p = visit(desc.value, child, depth + 1);
-        if (p) return p;
+        if (!desc || !('value' in desc)) return fail(child, 'accessor property');
+        const item = visit(desc.value, child, depth + 1);
+        if (item === undefined) return undefined;
+        // "__proto__" is defined as an own property, as JSON.parse makes it.
+        if (out) {
+          if (key === '__proto__') Object.defineProperty(out, key, DATA(item));
+          else out[key] = item;
+        }
       }
-      return undefined;
+      return out ?? (obj as JsonValue);
     } finally {
       seen.delete(obj);
     }
   };
-  return visit(value, '$', 0);
+  const result = visit(value, '$', 0);
+  return result === undefined ? { problem: problem as JsonProblem } : { value: result };
 }
+
+const DATA = (value: JsonValue): PropertyDescriptor => ({
+  value,
+  writable: true,
+  enumerable: true,
+  configurable: true,
+});
 
 /** True when `value` is plain JSON (see {@link findJsonProblem}). */
 export function isJsonValue(value: unknown): value is JsonValue {

@@ -2,7 +2,7 @@
  * Running a tool body inside its execute middleware, with the time limit and the abort rules:
  * a started body is always awaited (up to a grace period after abort or time-out).
  */
-import { findJsonProblem, type JsonValue } from '../json.js';
+import { copyJson, type JsonValue } from '../json.js';
 import type { AnyTool } from '../tools/resolve-tool.js';
 import { formatIssues } from '../tools/schema.js';
 import { pausableTimer, type PauseClock } from '../pause-clock.js';
@@ -152,13 +152,14 @@ const ABANDONED: BodyOutcome = { ok: false, code: 'ABORTED', message: 'the call 
 /** The body's outcome as the call's: a value must be JSON and match the output schema, if any. */
 export function checkOutput(tool: AnyTool, body: BodyOutcome): Outcome {
   if (!body.ok) return failure(body.code, body.message, { details: body.details });
-  const value = body.value === undefined ? null : body.value;
-  const problem = findJsonProblem(value);
-  if (problem)
+  // The call's value is a copy: neither the tool nor the caller can change what the other holds.
+  const copied = copyJson(body.value === undefined ? null : body.value);
+  if ('problem' in copied)
     return failure(
       'INVALID_TOOL_OUTPUT',
-      `${tool.name} returned a value that is not JSON: ${problem.problem} at ${problem.path}`,
+      `${tool.name} returned a value that is not JSON: ${copied.problem.problem} at ${copied.problem.path}`,
     );
+  const value = copied.value;
   const checked = tool.validateOutput(value);
   if (!checked.ok)
     return failure(

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { findJsonProblem, type JsonProblem, type JsonValue } from '../json.js';
+import { copyJson, type JsonProblem, type JsonValue } from '../json.js';
 import { bindingExpression } from '../sdk/bindings.js';
 import { cutText } from '../text/clip.js';
 import { RUN_CODE } from '../tools/names.js';
@@ -123,7 +123,11 @@ function read(raw: ToolCall): {
     if (raw === null || typeof raw !== 'object')
       return { id: undefined, name: undefined, args: undefined, problem: NOT_AN_OBJECT };
     const { id, name, args } = raw;
-    return { id, name, args, problem: findJsonProblem(args) };
+    // The tool gets a copy: it cannot change the caller's object, nor the caller what the tool holds.
+    const copied = copyJson(args);
+    return 'problem' in copied
+      ? { id, name, args, problem: copied.problem }
+      : { id, name, args: copied.value };
   } catch {
     return { id: undefined, name: undefined, args: undefined, problem: UNREADABLE };
   }

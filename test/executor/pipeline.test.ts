@@ -551,7 +551,39 @@ describe('the pipeline', () => {
     expect(Object.getPrototypeOf(view)).toBe(Object.prototype);
     expect(Object.getOwnPropertyDescriptor(view, '__proto__')?.value).toEqual({ polluted: true });
     expect(Object.isFrozen(args)).toBe(false);
-    expect(got).toBe(args);
+    // The tool gets its own copy, the same JSON, its __proto__ key data as well.
+    expect(got).not.toBe(args);
+    expect(got).toEqual(args);
+    expect(Object.getPrototypeOf(got)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(got, '__proto__')?.value).toEqual({ polluted: true });
+  });
+
+  it('a call owns its arguments and its value: neither the caller nor the tool can change the other', async () => {
+    const state = { items: [{ n: 1 }] };
+    const t = defineTool({
+      name: 'state',
+      description: '',
+      input: { type: 'object' },
+      execute: (a: Record<string, unknown>) => {
+        (a.list as unknown[]).push('added by the tool');
+        // Returns its own state, then changes it after the call has settled.
+        setImmediate(() => state.items.push({ n: 99 }));
+        return state;
+      },
+    });
+    const rt = await createRuntime({ tools: [t] });
+    const args = { list: ['from the caller'] };
+    const first = await rt.execute({ name: 'state', args });
+    expect(args).toEqual({ list: ['from the caller'] });
+    expect(first.ok && first.value).toEqual({ items: [{ n: 1 }] });
+    // The caller changes the value it got: the tool's state is not touched.
+    if (first.ok) (first.value as { items: unknown[] }).items.length = 0;
+    expect(state.items[0]).toEqual({ n: 1 });
+    await new Promise((r) => setImmediate(r));
+    // The tool changed its state after returning: the first call's value is as it returned it.
+    expect(state.items).toHaveLength(2);
+    const second = await rt.execute({ name: 'state', args: { list: [] } });
+    expect(second.ok && second.value).toEqual({ items: [{ n: 1 }, { n: 99 }] });
   });
 
   it('a throwing pre-execute hook or guard is contained as a denial', async () => {
