@@ -4,7 +4,7 @@
  * onion instead (see compose.ts).
  */
 import { thrownText } from '../errors.js';
-import { findJsonProblem, type JsonValue } from '../json.js';
+import { copyJson, type JsonValue } from '../json.js';
 import type { ContentBlock } from '../tools/types.js';
 import { capMessage, contentBlocks, errorContent, type Settled } from './outcome.js';
 import type {
@@ -202,8 +202,10 @@ function applyPost(
   const content = contentBlocks(d.content);
   // Only the content of a failure can change.
   if (!current.ok) return content ? { ...current, content } : current;
-  const replaced = 'value' in d && findJsonProblem(d.value) === undefined;
-  const value = replaced ? (d.value as JsonValue) : current.value;
+  // A replacement is copied, as a tool's value is: the result shares nothing with the hook.
+  const copied = 'value' in d ? copyJson(d.value) : undefined;
+  const replaced = copied !== undefined && 'value' in copied;
+  const value = replaced ? copied.value : current.value;
   return {
     ok: true,
     value,

@@ -607,9 +607,12 @@ describe('the pipeline', () => {
 
   it('post-execute hooks replace value or content, block, and add context', async () => {
     const rt = await createRuntime({ tools: [echo] });
-    const off = rt.use({ postExecute: () => ({ action: 'replace', value: { text: 'replaced' } }) });
+    const replacement = { text: 'replaced' };
+    const off = rt.use({ postExecute: () => ({ action: 'replace', value: replacement }) });
     const a = await rt.execute({ name: 'echo', args: { text: 'a' } });
     expect(a.ok && a.value).toEqual({ text: 'replaced' });
+    // The result holds a copy of the hook's value, as it holds a copy of a tool's.
+    expect(a.ok && a.value).not.toBe(replacement);
     expect(a.content[0]).toEqual({
       type: 'text',
       text: JSON.stringify({ text: 'replaced' }, null, 2),
