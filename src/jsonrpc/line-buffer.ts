@@ -1,7 +1,7 @@
 /**
- * Reading newline-delimited JSON-RPC (MCP's stdio framing) so that an odd line is never silently
- * lost: the one reader of stdio messages for isocode's MCP client (upstream servers) and server
- * (its stdio face). Decision 005.
+ * Reading JSON-RPC messages so that an odd one is never silently lost: the one reader of stdio
+ * lines for isocode's MCP client (upstream servers) and server (its stdio face), and the rule the
+ * client's HTTP answers are read by (`mcp-http-answers.ts`). Decision 005.
  *
  * The SDK's own `ReadBuffer` parses each line with the strict message schema and throws on anything
  * else; its transports hand the throw to `onerror` and drop the line. A response the schema refuses
@@ -66,20 +66,26 @@ const LF = 0x0a;
 /** What one line holds: a message to deliver, or why it is not one. */
 export type ReadLine = { message: JSONRPCMessage } | { unreadable: UnreadableLine };
 
+const refuse = (
+  code: -32700 | -32600,
+  reason: string,
+  id?: RequestId,
+  response = false,
+): ReadLine => ({ unreadable: { code, id, reason, response } });
+
 /** Reads one line (without its line feed). */
 export function readLine(line: string): ReadLine {
-  const refuse = (
-    code: -32700 | -32600,
-    reason: string,
-    id?: RequestId,
-    response = false,
-  ): ReadLine => ({ unreadable: { code, id, reason, response } });
   let value: unknown;
   try {
     value = JSON.parse(line);
   } catch {
     return refuse(-32700, 'the line is not JSON');
   }
+  return readValue(value);
+}
+
+/** Reads one parsed message (a line's JSON, an element of an HTTP body's batch). */
+export function readValue(value: unknown): ReadLine {
   const parsed = JSONRPCMessageSchema.safeParse(value);
   if (parsed.success) return { message: parsed.data };
   if (!isObject(value)) return refuse(-32600, 'a JSON-RPC message is a JSON object');

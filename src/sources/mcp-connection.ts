@@ -18,6 +18,7 @@ import { IsocodeError, isIsocodeError } from '../index.js';
 import { childEnvironment, stderrTailForMessage } from './child-process.js';
 import { abortError, listAllTools, raceAbort, sleep, stopChild, waitForExit } from './mcp-waits.js';
 import { LineBuffer, MessageTooLargeError, useLineBuffer } from '../jsonrpc/line-buffer.js';
+import { readableAnswersFetch } from './mcp-http-answers.js';
 import { descendantsOf, endLeftovers } from './process-tree.js';
 import type { ToolList } from './mcp-waits.js';
 import { classifyCallError, messageOf, unavailableError } from './mcp-result.js';
@@ -260,6 +261,8 @@ export class McpConnection {
     if ('url' in server) {
       return new StreamableHTTPClientTransport(new URL(server.url), {
         requestInit: { headers: server.headers ?? {} },
+        // Every answer reaches its call, even one the SDK's schema refuses (decision 005).
+        fetch: readableAnswersFetch(),
       });
     }
     const mode = server.stderr ?? 'capture';
