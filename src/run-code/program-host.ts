@@ -9,7 +9,7 @@ import { transpileGuarded } from '../compile/guarded-transpile.js';
 import type { Diagnostic, TranspileResult } from '../compile/types.js';
 import { SandboxPool, type SandboxPoolOptions } from '../sandbox/index.js';
 import type { RunOutcome, RunRequest, SandboxLimits } from '../sandbox/types.js';
-import type { WorkerRun } from '../sandbox/worker/handle.js';
+import type { WorkerRun } from '../sandbox/worker/worker-run.js';
 import {
   WorkerPool,
   type WorkerPoolOptions,

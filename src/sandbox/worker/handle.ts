@@ -5,24 +5,13 @@
  * trusted: messages are shape-checked, calls in flight and log bytes are bounded per run, and a
  * worker that breaks those bounds is killed.
  */
-import { pausableTimer, type PauseClock } from '../../pause-clock.js';
+import { pausableTimer } from '../../pause-clock.js';
 import type { ChildProcess } from 'node:child_process';
-import { setMaxListeners } from 'node:events';
-import type { JsonValue } from '../../json.js';
-import type {
-  CallTrace,
-  Dispatch,
-  DispatchResult,
-  DurableTape,
-  LogEntry,
-  RunOutcome,
-  SandboxBinding,
-  SandboxLimits,
-} from '../types.js';
-import { isCallTrace } from '../call-trace.js';
+import type { RunOutcome, SandboxBinding, SandboxLimits } from '../types.js';
 import { killWalled, walledPid } from '../../wall/tree.js';
 import { failedRun } from '../outcome.js';
 import { deathOutcome, type KillReason } from './death.js';
+import { ActiveRun, type WorkerRun } from './worker-run.js';
 import {
   BINDINGS_CACHE,
   frameMessages,
@@ -33,20 +22,6 @@ import {
   type WorkerMessage,
 } from './protocol.js';
 
-/** A run on a worker, as the host gives it. */
-export interface WorkerRun {
-  bindings: readonly SandboxBinding[];
-  limits: SandboxLimits;
-  partition: string;
-  dispatch: Dispatch;
-  signal?: AbortSignal | undefined;
-  onLog?: ((entry: LogEntry) => void) | undefined;
-  /** Makes the run durable (see `RunRequest.durable`). */
-  durable?: DurableTape | undefined;
-  /** The run's wall clock (paused while a nested call waits on a human). */
-  clock?: PauseClock | undefined;
-}
-
 /** Extra wall time past a run's own limit before the host kills its worker. */
 export const WALL_GRACE_MS = 1_000;
 /** Longest start of a worker process before it is killed as stuck. */
@@ -55,10 +30,6 @@ const STARTUP_TIMEOUT_MS = 30_000;
 const TRANSPILE_TIMEOUT_MS = 10_000;
 /** How long an aborted run's worker has to report before it is killed. */
 const ABORT_GRACE_MS = 1_000;
-/** Slack over `maxLogBytes` before the host calls a worker's log stream a breach. */
-const LOG_SLACK_BYTES = 64 * 1024;
-/** One reason for every run's dispatch signal: a fresh DOMException costs a stack capture. */
-const RUN_ENDED = new DOMException('the run has ended', 'AbortError');
 
 /**
  * A key per bindings list (the runtime caches one list per scope catalog, so the identity of the
@@ -66,20 +37,6 @@ const RUN_ENDED = new DOMException('the run has ended', 'AbortError');
  */
 const BINDING_KEYS = new WeakMap<readonly SandboxBinding[], number>();
 let lastBindingKey = 0;
-
-interface ActiveRun {
-  id: number;
-  request: WorkerRun;
-  logs: LogEntry[];
-  logBytes: number;
-  inFlight: number;
-  started: Set<Promise<void>>;
-  controller: AbortController;
-  outcome: RunOutcome | undefined;
-  settle: () => void;
-  startedAt: number;
-  cpuAtStart: number | undefined;
-}
 
 /** One worker process. */
 export class WorkerHandle {
@@ -303,22 +260,8 @@ export class WorkerHandle {
       return Promise.resolve(failedRun('crashed', 'sandbox failure: the worker is not available'));
     this.runs++;
     this.partition = request.partition;
-    const controller = new AbortController();
-    setMaxListeners(0, controller.signal);
     return new Promise<RunOutcome>((resolve) => {
-      const run: ActiveRun = {
-        id,
-        request,
-        logs: [],
-        logBytes: 0,
-        inFlight: 0,
-        started: new Set(),
-        controller,
-        outcome: undefined,
-        settle: () => {},
-        startedAt,
-        cpuAtStart: this.lastCpuMs,
-      };
+      const run = new ActiveRun(id, request, startedAt, this.lastCpuMs);
       this.active = run;
       const wall = pausableTimer(
         request.clock,
@@ -337,9 +280,8 @@ export class WorkerHandle {
         wall.cancel();
         if (abortTimer !== undefined) clearTimeout(abortTimer);
         request.signal?.removeEventListener('abort', onAbort);
-        controller.abort(RUN_ENDED);
         const outcome = run.outcome ?? this.deathOutcome(run);
-        void Promise.allSettled([...run.started]).then(() => {
+        void run.end().then(() => {
           if (this.active === run) this.active = undefined;
           resolve({
             ...outcome,
@@ -409,74 +351,24 @@ export class WorkerHandle {
     }
     const run = this.active;
     if (run === undefined || run.id !== message.id || run.outcome !== undefined) return;
-    if (message.t === 'log') this.onLog(run, message.entry);
-    else if (message.t === 'call')
-      this.onCall(run, message.call, message.tool, message.args, message.trace);
-    else {
+    // A log over the run's bound, or a call the worker should not have sent, costs it its life.
+    if (message.t === 'log') {
+      if (!run.log(message.entry)) this.kill('retired');
+    } else if (message.t === 'call') {
+      const answered = run.call(
+        message.call,
+        message.tool,
+        message.args,
+        message.trace,
+        (reply) => {
+          if (this.active === run && run.outcome === undefined) this.send(reply);
+        },
+      );
+      if (!answered) this.kill('retired');
+    } else {
       run.outcome = message.outcome;
       run.settle();
     }
-  }
-
-  private onLog(run: ActiveRun, entry: LogEntry): void {
-    const bytes = typeof entry.text === 'string' ? Buffer.byteLength(entry.text) + 1 : Infinity;
-    run.logBytes += bytes;
-    if (run.logBytes > run.request.limits.maxLogBytes + LOG_SLACK_BYTES) {
-      this.kill('retired');
-      return;
-    }
-    run.logs.push(entry);
-    try {
-      run.request.onLog?.(entry);
-    } catch {
-      // observers cannot break the run
-    }
-  }
-
-  private onCall(
-    run: ActiveRun,
-    call: unknown,
-    tool: unknown,
-    args: JsonValue,
-    trace: unknown,
-  ): void {
-    const durable = run.request.durable !== undefined;
-    if (
-      !Number.isSafeInteger(call) ||
-      typeof tool !== 'string' ||
-      (durable ? !isCallTrace(trace) : trace !== undefined)
-    ) {
-      this.kill('retired');
-      return;
-    }
-    const reply = (result: DispatchResult): void => {
-      if (this.active === run && run.outcome === undefined)
-        this.send({ t: 'reply', id: run.id, call: call as number, result: asText(tool, result) });
-    };
-    // The worker holds queued calls; more in flight than the limit means it is not well.
-    if (run.inFlight >= run.request.limits.maxCallsInFlight) {
-      this.kill('retired');
-      return;
-    }
-    run.inFlight++;
-    const pending = (async () => {
-      let result: DispatchResult;
-      try {
-        result = await (durable
-          ? run.request.dispatch(tool, args, run.controller.signal, trace as CallTrace)
-          : run.request.dispatch(tool, args, run.controller.signal));
-      } catch {
-        result = {
-          ok: false,
-          code: 'INTERNAL_ERROR',
-          message: `the call to ${tool} failed inside the host`,
-        };
-      }
-      run.inFlight--;
-      reply(result);
-    })();
-    run.started.add(pending);
-    void pending.finally(() => run.started.delete(pending));
   }
 
   private onExit(): void {
@@ -497,19 +389,5 @@ export class WorkerHandle {
       run.request.limits,
       performance.now() - run.startedAt,
     );
-  }
-}
-
-/**
- * A result as it crosses to the worker: the value as JSON text, made now. A tool that changes its
- * value after the executor checked it (a cycle or a BigInt added later) then fails its own call
- * (INVALID_TOOL_OUTPUT), not the channel's serialisation, which took the whole worker down.
- */
-function asText(tool: string, result: DispatchResult): DispatchResult {
-  if (!result.ok || !('value' in result)) return result;
-  try {
-    return { ok: true, json: JSON.stringify(result.value) ?? 'null' };
-  } catch {
-    return { ok: false, code: 'INVALID_TOOL_OUTPUT', message: `the result of ${tool} is not JSON` };
   }
 }
