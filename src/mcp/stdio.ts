@@ -2,6 +2,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { LineBuffer, MessageTooLargeError, useLineBuffer } from '../jsonrpc/line-buffer.js';
+import { answerUnreadable } from '../jsonrpc/read-message.js';
 import { createMcpServer, type McpServerOptions } from './server.js';
 
 /** Options of {@link serveMcpStdio}. */
@@ -38,23 +39,12 @@ export async function serveMcpStdio(options: McpStdioOptions): Promise<McpStdioH
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
   server.onclose = () => resolveClosed();
-  // A line that is not a message is answered, as JSON-RPC asks (a parse error without an id, an
-  // invalid request with its id when it has one); a response the client spelled wrong still reaches
-  // the request that waits for it (decision 008).
+  // A line that is not a message is answered, as JSON-RPC asks (a parse error, an invalid request;
+  // with the request's id, or null); a response the client spelled wrong still reaches the request
+  // that waits for it (decision 008).
   useLineBuffer(
     transport,
-    new LineBuffer({
-      onUnreadable: ({ code, id, reason, response }) => {
-        if (response) return;
-        const error = {
-          code,
-          message: code === -32700 ? 'Parse error' : `Invalid Request: ${reason}`,
-        };
-        void transport
-          .send(id === undefined ? { jsonrpc: '2.0', error } : { jsonrpc: '2.0', id, error })
-          .catch(() => undefined);
-      },
-    }),
+    new LineBuffer({ onUnreadable: answerUnreadable((message) => transport.send(message)) }),
   );
   // The transport reports a message it could not read (over its buffer), then closes itself.
   let failure: string | undefined;

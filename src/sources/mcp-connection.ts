@@ -18,6 +18,7 @@ import { IsocodeError, isIsocodeError } from '../index.js';
 import { childEnvironment, stderrTailForMessage } from './child-process.js';
 import { abortError, listAllTools, raceAbort, sleep, stopChild, waitForExit } from './mcp-waits.js';
 import { LineBuffer, MessageTooLargeError, useLineBuffer } from '../jsonrpc/line-buffer.js';
+import { answerUnreadable } from '../jsonrpc/read-message.js';
 import { readableAnswersFetch } from './mcp-http-answers.js';
 import { descendantsOf, endLeftovers } from './process-tree.js';
 import type { ToolList } from './mcp-waits.js';
@@ -31,6 +32,8 @@ interface Session {
   transport: Transport;
   pid: number | undefined;
   tools: ToolList;
+  /** The client's connection closed (its `onclose`, which the SDK calls before failing its calls). */
+  closed: boolean;
 }
 
 const CLIENT_INFO = { name: 'isocode', version: '0.1.0' };
@@ -140,7 +143,11 @@ export class McpConnection {
       return result;
     } catch (error) {
       if (signal.aborted) throw abortError(signal);
-      const classified = classifyCallError(error, { source: this.#o.name, tool });
+      const classified = classifyCallError(error, {
+        source: this.#o.name,
+        tool,
+        connectionOpen: !session.closed,
+      });
       if (classified.unavailable) {
         // When the loss was already seen (process exit, stream error), its reason is the better one.
         const reason =
@@ -273,8 +280,12 @@ export class McpConnection {
       ...(server.cwd !== undefined ? { cwd: server.cwd } : {}),
       stderr: mode === 'capture' ? 'pipe' : mode,
     });
-    // Every response reaches its call, even one the SDK's schema refuses (decision 005).
-    useLineBuffer(transport, new LineBuffer());
+    // Every response reaches its call, even one the SDK's schema refuses; a request the server
+    // spelled wrong is answered (decision 005).
+    useLineBuffer(
+      transport,
+      new LineBuffer({ onUnreadable: answerUnreadable((message) => transport.send(message)) }),
+    );
     transport.stderr?.on('data', (chunk: Buffer | string) => {
       this.#stderrTail = (this.#stderrTail + chunk.toString()).slice(-STDERR_TAIL_CHARS);
     });
@@ -295,6 +306,7 @@ export class McpConnection {
     // Why the transport closed itself, when it says: the SDK then ends the child.
     let ended: string | undefined;
     client.onclose = () => {
+      if (session) session.closed = true;
       if (session)
         this.#lost(
           session,
@@ -329,6 +341,7 @@ export class McpConnection {
         transport,
         pid: isStdio ? (transport.pid ?? undefined) : undefined,
         tools,
+        closed: false,
       };
       return session;
     } catch (error) {

@@ -1,15 +1,23 @@
 /**
  * An HTTP upstream's answers read by isocode's rule (`readValue`, decision 005) before the SDK's
  * Streamable HTTP transport sees them. The transport parses a JSON body and each SSE event with the
- * strict message schema: a JSON body it refuses fails the request (and was taken for a lost
- * connection), and an SSE event it refuses is dropped, so its call waited out its time limit. This
- * `fetch` hands the transport the same answers, each message as `readValue` reads it: a usable
- * answer as it is (envelope noise dropped), an unusable one as an error response its call reports.
- * Anything else (a status that is not 2xx, another content type, text that is not JSON, a request
- * or notification) passes unchanged.
+ * strict message schema: a JSON body it refuses failed the request (and was taken for a lost
+ * connection), and an SSE event it refuses was dropped, so its call waited out its time limit. This
+ * `fetch` hands the transport the answers as read:
+ *
+ * - each message of a 2xx JSON body or SSE stream as `readValue` reads it (a usable answer as it is,
+ *   envelope noise dropped; an unusable one as an error response its call reports); a message that
+ *   cannot be read at all is left out of a JSON body (it failed the whole body) and left as it is in
+ *   an SSE event (the transport reports and drops it);
+ * - a request of the POST that the answer leaves unanswered — a JSON body without its response, one
+ *   that is not JSON, an SSE stream that ends without it and without an event id to resume from —
+ *   gets an error response that says so, at once, instead of waiting out its time limit.
+ *
+ * Anything else (a redirect, an error status, another content type, a GET's stream) passes as it is.
  */
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { EventSourceParserStream, type EventSourceMessage } from 'eventsource-parser/stream';
-import { readValue } from '../jsonrpc/line-buffer.js';
+import { malformedResponse, readValue } from '../jsonrpc/read-message.js';
 
 /** `fetch` reading an upstream's answers as above. */
 export function readableAnswersFetch(base: typeof fetch = fetch): typeof fetch {
@@ -17,53 +25,111 @@ export function readableAnswersFetch(base: typeof fetch = fetch): typeof fetch {
     const response = await base(input, init);
     if (!response.ok || response.body === null) return response;
     const type = (response.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
-    if (type === 'application/json') return withBody(response, readJsonBody(await response.text()));
+    if (type === 'application/json')
+      return withBody(response, readJsonBody(await response.text(), requestIds(init?.body)));
     if (type !== 'text/event-stream') return response;
-    let retry: number | undefined;
-    const events = response.body
-      .pipeThrough(new TextDecoderStream())
-      .pipeThrough(new EventSourceParserStream({ onRetry: (ms) => (retry = ms) }))
-      .pipeThrough(
-        new TransformStream<EventSourceMessage, string>({
-          transform(event, out) {
-            if (retry !== undefined) out.enqueue(`retry: ${retry}\n\n`);
-            retry = undefined;
-            out.enqueue(eventText(event));
-          },
-          flush(out) {
-            if (retry !== undefined) out.enqueue(`retry: ${retry}\n\n`);
-          },
-        }),
-      )
-      .pipeThrough(new TextEncoderStream());
-    return withBody(response, events);
+    return withBody(response, readEventStream(response.body, requestIds(init?.body)));
   };
 }
 
-/** A JSON body (one message or a batch), each message read; text that is not JSON as it is. */
-function readJsonBody(text: string): string {
+/** The ids of the requests a POST's body sends (a message or a batch of them). */
+function requestIds(body: unknown): Set<RequestId> {
+  const ids = new Set<RequestId>();
+  if (typeof body !== 'string') return ids;
+  try {
+    const sent: unknown = JSON.parse(body);
+    for (const message of Array.isArray(sent) ? sent : [sent]) {
+      const { id, method } = (message ?? {}) as { id?: unknown; method?: unknown };
+      if (typeof method === 'string' && (typeof id === 'string' || typeof id === 'number'))
+        ids.add(id);
+    }
+  } catch {
+    // not JSON: no request of ours
+  }
+  return ids;
+}
+
+/** What a body left unanswered, as error responses. */
+function unanswered(ids: Set<RequestId>, why: string): JSONRPCMessage[] {
+  return [...ids].map((id) => malformedResponse(id, why));
+}
+
+/** A message as read, and the request it answers taken off `ids`; undefined when unreadable. */
+function readOne(value: unknown, ids: Set<RequestId>): JSONRPCMessage | undefined {
+  const read = readValue(value);
+  if (!('message' in read)) return undefined;
+  const message = read.message;
+  if (!('method' in message) && 'id' in message && message.id !== undefined) ids.delete(message.id);
+  return message;
+}
+
+/** A JSON body (one message or a batch), as read; what it left unanswered answered. */
+function readJsonBody(text: string, ids: Set<RequestId>): string {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    return text;
+    return ids.size === 0 ? text : JSON.stringify(unanswered(ids, 'the answer is not JSON'));
   }
-  return JSON.stringify(Array.isArray(value) ? value.map(readOne) : readOne(value));
+  const messages: JSONRPCMessage[] = [];
+  for (const item of Array.isArray(value) ? value : [value]) {
+    const message = readOne(item, ids);
+    if (message !== undefined) messages.push(message);
+  }
+  messages.push(...unanswered(ids, 'the answer holds no response to this request'));
+  try {
+    return JSON.stringify(messages.length === 1 ? messages[0] : messages);
+  } catch {
+    return text; // nested too deep to write again: the transport reads it as it came
+  }
 }
 
-function readOne(value: unknown): unknown {
-  const read = readValue(value);
-  return 'message' in read ? read.message : value;
+/** An SSE stream as read, event by event; what it left unanswered answered at its end. */
+function readEventStream(
+  body: ReadableStream<Uint8Array>,
+  ids: Set<RequestId>,
+): ReadableStream<Uint8Array> {
+  let out: TransformStreamDefaultController<string> | undefined;
+  let resumable = false;
+  return body
+    .pipeThrough(new TextDecoderStream())
+    .pipeThrough(new EventSourceParserStream({ onRetry: (ms) => out?.enqueue(`retry: ${ms}\n\n`) }))
+    .pipeThrough(
+      new TransformStream<EventSourceMessage, string>({
+        start(controller) {
+          out = controller;
+        },
+        transform(event, controller) {
+          if (event.id !== undefined && event.id !== '') resumable = true;
+          controller.enqueue(eventText(event, ids));
+        },
+        flush(controller) {
+          // A stream with an event id is resumed by the transport (it asks for the rest with a GET).
+          if (resumable) return;
+          for (const message of unanswered(ids, 'the answer stream ended without a response'))
+            controller.enqueue(
+              eventText({ event: undefined, id: undefined, data: '' }, ids, message),
+            );
+        },
+      }),
+    )
+    .pipeThrough(new TextEncoderStream());
 }
 
-/** One SSE event as text again, its `message` data read. */
-function eventText(event: EventSourceMessage): string {
+/** One SSE event as text again, its `message` data read (or `message` in its place). */
+function eventText(
+  event: EventSourceMessage,
+  ids: Set<RequestId>,
+  message?: JSONRPCMessage,
+): string {
   let data = event.data;
-  if (data !== '' && (event.event === undefined || event.event === 'message')) {
+  if (message !== undefined) data = JSON.stringify(message);
+  else if (data !== '' && (event.event === undefined || event.event === 'message')) {
     try {
-      data = JSON.stringify(readOne(JSON.parse(data)));
+      const read = readOne(JSON.parse(data), ids);
+      if (read !== undefined) data = JSON.stringify(read);
     } catch {
-      // not JSON: the transport reports it, as before
+      // not JSON, or too deep to write again: the transport reads it as it came
     }
   }
   let text = '';

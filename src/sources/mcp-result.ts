@@ -2,7 +2,7 @@
 import { McpError, ErrorCode as McpErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { IsocodeError, isIsocodeError, isJsonValue } from '../index.js';
-import { malformedResponseReason } from '../jsonrpc/line-buffer.js';
+import { malformedResponseReason } from '../jsonrpc/read-message.js';
 import type { ContentBlock, JsonValue } from '../index.js';
 
 type Rec = Record<string, unknown>;
@@ -64,6 +64,8 @@ export function textOf(blocks: readonly ContentBlock[]): string {
 export interface CallSite {
   source: string;
   tool: string;
+  /** The connection had not closed when the call failed (only {@link classifyCallError} reads it). */
+  connectionOpen?: boolean;
 }
 
 /**
@@ -143,7 +145,9 @@ export type ClassifiedError =
 export function classifyCallError(error: unknown, site: CallSite): ClassifiedError {
   if (isIsocodeError(error)) return { unavailable: false, error };
   if (error instanceof McpError) {
-    if (error.code === (McpErrorCode.ConnectionClosed as number))
+    // The SDK fails a call with -32000 when its connection closes; a server may answer -32000 too
+    // (JSON-RPC's generic server error), which says nothing about the connection.
+    if (error.code === (McpErrorCode.ConnectionClosed as number) && !site.connectionOpen)
       return { unavailable: true, reason: 'the connection closed' };
     const details: Record<string, unknown> = {
       source: site.source,

@@ -56,22 +56,51 @@ afterAll(async () => {
 });
 
 describe('the stdio face answers lines that are not messages', () => {
-  it('a line that is not JSON: a parse error, without an id', async () => {
+  it('a line that is not JSON: a parse error, its id null', async () => {
     expect(await exchange('this is not json {')).toEqual({
       jsonrpc: '2.0',
+      id: null,
       error: { code: -32700, message: 'Parse error' },
     });
   });
 
-  it('a request spelled wrong: an invalid request, with its id', async () => {
-    const answer = await exchange(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 5 }));
-    expect(answer).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32600 } });
-    expect((answer.error as { message: string }).message).toMatch(/^Invalid Request: /);
+  it.each([
+    [{ jsonrpc: '2.0', id: 7, method: 5 }, 7, 'its "method" is not a string'],
+    [{ id: 8, method: 'ping' }, 8, 'its "jsonrpc" is not "2.0"'],
+    [
+      { jsonrpc: '2.0', id: { a: 1 }, method: 'ping' },
+      null,
+      'its "id" is not a string or an integer',
+    ],
+    [{ jsonrpc: '2.0', id: 9, method: 'ping', params: 3 }, 9, 'its "params" is not an object'],
+  ])(
+    'a request spelled wrong (%j): an invalid request, with its id, saying why',
+    async (line, id, why) => {
+      expect(await exchange(JSON.stringify(line))).toEqual({
+        jsonrpc: '2.0',
+        id,
+        error: {
+          code: -32600,
+          message: `Invalid Request: not a valid JSON-RPC request or notification: ${why}`,
+        },
+      });
+    },
+  );
+
+  it('JSON that is not an object: an invalid request, its id null', async () => {
+    expect(await exchange('[1,2]')).toMatchObject({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600 },
+    });
   });
 
-  it('JSON that is not an object: an invalid request, without an id', async () => {
-    expect(await exchange('[1,2]')).toMatchObject({ jsonrpc: '2.0', error: { code: -32600 } });
-    expect(received.at(-1)).not.toHaveProperty('id');
+  it('blank lines are skipped; a request after a BOM is read', async () => {
+    stdin.write('\n   \n\t\r\n');
+    const answer = await exchange(
+      `\uFEFF${JSON.stringify({ jsonrpc: '2.0', id: 10, method: 'ping' })}`,
+    );
+    expect(answer).toEqual({ jsonrpc: '2.0', id: 10, result: {} });
   });
 
   it('a response without a usable id is not answered (JSON-RPC answers no response)', async () => {

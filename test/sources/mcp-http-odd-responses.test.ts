@@ -9,7 +9,7 @@ import { isIsocodeError } from '../../src/index.js';
 import { mcpTools, type McpSource } from '../../src/sources/index.js';
 import { ctx, rejection, tool } from './helpers.js';
 
-type Answer = { json: unknown } | { sse: string };
+type Answer = { json: unknown } | { raw: string } | { sse: string };
 const ok = (name: string) => ({ content: [{ type: 'text', text: `ok ${name}` }] });
 const event = (data: unknown, extra = ''): string => `${extra}data: ${JSON.stringify(data)}\n\n`;
 
@@ -36,6 +36,30 @@ function callAnswer(name: string, id: unknown): Answer {
           .map((line) => `data: ${line}\n`)
           .join('')}\n`,
       };
+    case 'json_batch_with_junk':
+      return { json: [{ jsonrpc: '2.0', id, result: ok(name) }, 42] };
+    case 'json_deep': {
+      // A usable answer whose value nests deeper than JSON.stringify can write again.
+      let deep = '0';
+      for (let i = 0; i < 200_000; i++) deep = `[${deep}]`;
+      return {
+        raw: `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"content":[],"deep":${deep}}}`,
+      };
+    }
+    case 'json_not_jsonrpc':
+      return { json: { hello: 'world' } };
+    case 'json_empty_batch':
+      return { json: [] };
+    case 'json_other_id':
+      return { json: { jsonrpc: '2.0', id: 'not-yours', result: ok(name) } };
+    case 'sse_nothing_then_end':
+      return { sse: ': nothing to say\n\n' };
+    case 'sse_truncated_then_end':
+      return { sse: 'data: {"jsonrpc":"2.0","id":\n\n' };
+    case 'sse_error_minus_32000':
+      return {
+        sse: event({ jsonrpc: '2.0', id, error: { code: -32000, message: 'upstream says no' } }),
+      };
     default:
       return { json: { jsonrpc: '2.0', id, result: ok(name) } };
   }
@@ -47,6 +71,14 @@ const TOOLS = [
   'sse_extra_key',
   'sse_multiline',
   'fine',
+  'json_batch_with_junk',
+  'json_deep',
+  'json_not_jsonrpc',
+  'json_empty_batch',
+  'json_other_id',
+  'sse_nothing_then_end',
+  'sse_truncated_then_end',
+  'sse_error_minus_32000',
 ];
 
 async function bodyOf(req: IncomingMessage): Promise<string> {
@@ -92,9 +124,12 @@ beforeAll(async () => {
           },
         };
       else answer = callAnswer(message.params.name, message.id);
-      if ('json' in answer)
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer.json));
-      else res.writeHead(200, { 'content-type': 'text/event-stream' }).end(answer.sse);
+      if ('sse' in answer)
+        res.writeHead(200, { 'content-type': 'text/event-stream' }).end(answer.sse);
+      else
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end('raw' in answer ? answer.raw : JSON.stringify(answer.json));
     })();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -107,7 +142,7 @@ afterAll(async () => {
 });
 
 describe('HTTP answers the SDK would refuse reach their call', () => {
-  it.each(['json_no_version', 'sse_extra_key', 'sse_multiline'])(
+  it.each(['json_no_version', 'sse_extra_key', 'sse_multiline', 'json_batch_with_junk'])(
     '%s: a usable answer is delivered',
     async (name) => {
       expect(await call(name)).toMatchObject({ text: `ok ${name}` });
@@ -126,4 +161,33 @@ describe('HTTP answers the SDK would refuse reach their call', () => {
       expect(source.status().reconnects).toBe(0);
     },
   );
+
+  it('json_deep: an answer nested deeper than it can be written again is delivered as it came', async () => {
+    expect(await call('json_deep')).toEqual({ text: '', content: [] });
+  });
+
+  it.each([
+    ['json_not_jsonrpc', 'the answer holds no response to this request'],
+    ['json_empty_batch', 'the answer holds no response to this request'],
+    ['json_other_id', 'the answer holds no response to this request'],
+    ['sse_nothing_then_end', 'the answer stream ended without a response'],
+    ['sse_truncated_then_end', 'the answer stream ended without a response'],
+  ])(
+    '%s: an answer without a response to the call fails it at once, saying so',
+    async (name, why) => {
+      const error = await rejection(call(name));
+      expect(isIsocodeError(error) && error.code).toBe('UPSTREAM_ERROR');
+      expect((error as Error).message).toBe(
+        `MCP server "odd" answered the call of "${name}" with a response that is not valid JSON-RPC: ${why}`,
+      );
+      expect(await call('fine')).toMatchObject({ text: 'ok fine' });
+    },
+  );
+
+  it("an upstream's own -32000 error over SSE is its answer, not a lost connection", async () => {
+    const error = await rejection(call('sse_error_minus_32000'));
+    expect(isIsocodeError(error) && error.code).toBe('UPSTREAM_ERROR');
+    expect(await call('fine')).toMatchObject({ text: 'ok fine' });
+    expect(source.status().reconnects).toBe(0);
+  });
 });

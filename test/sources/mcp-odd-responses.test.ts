@@ -25,7 +25,7 @@ afterAll(async () => {
 });
 
 describe('answers the SDK would drop reach their call', () => {
-  it.each(['extra_key', 'no_version', 'stray_line'])(
+  it.each(['extra_key', 'no_version', 'stray_line', 'with_method', 'bom', 'error_null'])(
     '%s: a usable answer is delivered',
     async (name) => {
       expect(await call(name)).toMatchObject({ text: `ok ${name}` });
@@ -49,6 +49,32 @@ describe('answers the SDK would drop reach their call', () => {
     // The connection is healthy: the next call is answered.
     expect(await call('fine')).toMatchObject({ text: 'ok fine' });
   });
+
+  it("an upstream's own -32000 error is its answer, not a closed connection", async () => {
+    const pid = source.status().pid;
+    const error = await rejection(call('server_error'));
+    expect(isIsocodeError(error) && error.code).toBe('UPSTREAM_ERROR');
+    expect((error as Error).message).toBe(
+      'MCP server "odd" rejected the call of "server_error": MCP error -32000: upstream says no',
+    );
+    expect(await call('fine')).toMatchObject({ text: 'ok fine' });
+    expect(source.status().pid).toBe(pid);
+  });
+
+  it("a result: null beside an error keeps the upstream's own error", async () => {
+    const error = await rejection(call('result_null'));
+    expect(isIsocodeError(error) && error.code).toBe('UPSTREAM_ERROR');
+    expect((error as Error).message).toBe(
+      'MCP server "odd" rejected the call of "result_null": MCP error 7: nope',
+    );
+  });
+
+  it('an answer just under 10 MiB, written with the line after it, is read', async () => {
+    const pid = source.status().pid;
+    const value = (await call('near_limit')) as { text: string };
+    expect(value.text).toHaveLength(10 * 1024 * 1024 - 200);
+    expect(source.status().pid).toBe(pid);
+  }, 60_000);
 
   it('an answer over 10 MiB ends the connection with that reason; the next call reconnects', async () => {
     const error = await rejection(call('huge'));
