@@ -15,11 +15,10 @@ import type {
 } from '@modelcontextprotocol/sdk/validation/types.js';
 import { z } from 'zod';
 import { IsocodeError, isIsocodeError } from '../index.js';
-import { childEnvironment, stderrTailForMessage } from './child-process.js';
+import { stderrTailForMessage } from './child-process.js';
 import { abortError, listAllTools, raceAbort, sleep, stopChild, waitForExit } from './mcp-waits.js';
-import { LineBuffer, MessageTooLargeError, useLineBuffer } from '../jsonrpc/line-buffer.js';
-import { answerUnreadable } from '../jsonrpc/read-message.js';
-import { readableAnswersFetch } from './mcp-http-answers.js';
+import { MessageTooLargeError } from '../jsonrpc/line-buffer.js';
+import { createUpstreamTransport, transportKind } from './mcp-transport.js';
 import { descendantsOf, endLeftovers } from './process-tree.js';
 import type { ToolList } from './mcp-waits.js';
 import { classifyCallError, messageOf, unavailableError } from './mcp-result.js';
@@ -45,10 +44,6 @@ const NO_SDK_TIMEOUT = 2_147_483_647;
 const STDERR_TAIL_CHARS = 8192;
 const FATAL_HTTP_ERROR =
   /SSE stream disconnected|Failed to reconnect|Maximum reconnection attempts/;
-
-function transportKind(server: McpServerOptions): McpConnectionStatus['transport'] {
-  return 'command' in server ? 'stdio' : 'url' in server ? 'http' : 'custom';
-}
 
 /** Options of {@link McpConnection}. */
 export interface McpConnectionOptions {
@@ -262,38 +257,10 @@ export class McpConnection {
     return session;
   }
 
-  #createTransport(): Transport {
-    const server = this.#o.server;
-    if ('transport' in server) return server.transport();
-    if ('url' in server) {
-      return new StreamableHTTPClientTransport(new URL(server.url), {
-        requestInit: { headers: server.headers ?? {} },
-        // Every answer reaches its call, even one the SDK's schema refuses (decision 005).
-        fetch: readableAnswersFetch(),
-      });
-    }
-    const mode = server.stderr ?? 'capture';
-    const transport = new StdioClientTransport({
-      command: server.command,
-      args: server.args ?? [],
-      env: childEnvironment(server.inheritEnv, server.env),
-      ...(server.cwd !== undefined ? { cwd: server.cwd } : {}),
-      stderr: mode === 'capture' ? 'pipe' : mode,
-    });
-    // Every response reaches its call, even one the SDK's schema refuses; a request the server
-    // spelled wrong is answered (decision 005).
-    useLineBuffer(
-      transport,
-      new LineBuffer({ onUnreadable: answerUnreadable((message) => transport.send(message)) }),
-    );
-    transport.stderr?.on('data', (chunk: Buffer | string) => {
-      this.#stderrTail = (this.#stderrTail + chunk.toString()).slice(-STDERR_TAIL_CHARS);
-    });
-    return transport;
-  }
-
   async #open(): Promise<Session> {
-    const transport = this.#createTransport();
+    const transport = createUpstreamTransport(this.#o.server, (text) => {
+      this.#stderrTail = (this.#stderrTail + text).slice(-STDERR_TAIL_CHARS);
+    });
     let session: Session | undefined;
     const client = new Client(CLIENT_INFO, {
       capabilities: {},
