@@ -2,13 +2,14 @@
  * Running a tool body inside its execute middleware, with the time limit and the abort rules:
  * a started body is always awaited (up to a grace period after abort or time-out).
  */
+import { thrownText } from '../errors.js';
 import { copyJson, type JsonValue } from '../json.js';
 import type { AnyTool } from '../tools/resolve-tool.js';
 import { formatIssues } from '../tools/schema.js';
 import { pausableTimer, type PauseClock } from '../pause-clock.js';
 import { onAbort as subscribe } from './abort-fanout.js';
 import { compose, DoubleNextError } from './compose.js';
-import { bodyError, failure, type Outcome } from './outcome.js';
+import { bodyError, capMessage, failure, type Outcome } from './outcome.js';
 import type { BodyOutcome, ExecuteContext, ExecuteMiddleware } from './types.js';
 
 /** What `runBody` needs. */
@@ -153,7 +154,16 @@ const ABANDONED: BodyOutcome = { ok: false, code: 'ABORTED', message: 'the call 
 export function checkOutput(tool: AnyTool, body: BodyOutcome): Outcome {
   if (!body.ok) return failure(body.code, body.message, { details: body.details });
   // The call's value is a copy: neither the tool nor the caller can change what the other holds.
-  const copied = copyJson(body.value === undefined ? null : body.value);
+  let copied: ReturnType<typeof copyJson>;
+  try {
+    copied = copyJson(body.value === undefined ? null : body.value);
+  } catch (thrown) {
+    // A proxy whose traps throw: the tool's fault, never an internal error.
+    return failure(
+      'INVALID_TOOL_OUTPUT',
+      `${tool.name} returned a value that cannot be read: ${capMessage(thrownText(thrown))}`,
+    );
+  }
   if ('problem' in copied)
     return failure(
       'INVALID_TOOL_OUTPUT',

@@ -558,6 +558,52 @@ describe('the pipeline', () => {
     expect(Object.getOwnPropertyDescriptor(got, '__proto__')?.value).toEqual({ polluted: true });
   });
 
+  it("a value whose proxy traps throw is INVALID_TOOL_OUTPUT (the tool's fault), never an internal error", async () => {
+    const values: Record<string, () => unknown> = {
+      proto: () =>
+        new Proxy(
+          {},
+          {
+            getPrototypeOf() {
+              throw new Error('trap proto');
+            },
+          },
+        ),
+      keys: () =>
+        new Proxy(
+          {},
+          {
+            ownKeys() {
+              throw new Error('trap keys');
+            },
+          },
+        ),
+      length: () =>
+        new Proxy([], {
+          get(target, key) {
+            if (key === 'length') throw new Error('trap length');
+            return Reflect.get(target, key) as unknown;
+          },
+        }),
+    };
+    const rt = await createRuntime({
+      tools: Object.entries(values).map(([name, make]) =>
+        defineTool({ name, description: '', input: { type: 'object' }, execute: make }),
+      ),
+    });
+    for (const [name, trap] of [
+      ['proto', 'trap proto'],
+      ['keys', 'trap keys'],
+      ['length', 'trap length'],
+    ]) {
+      const r = await rt.execute({ name: name as string, args: {} });
+      expect(!r.ok && r.error).toMatchObject({
+        code: 'INVALID_TOOL_OUTPUT',
+        message: `${name} returned a value that cannot be read: ${trap}`,
+      });
+    }
+  });
+
   it('a call owns its arguments and its value: neither the caller nor the tool can change the other', async () => {
     const state = { items: [{ n: 1 }] };
     const t = defineTool({
