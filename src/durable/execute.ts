@@ -7,7 +7,7 @@ import type { Runtime } from '../runtime-types.js';
 import { attachDurableSeam } from '../run-code/durable-seam.js';
 import { RUN_CODE } from '../tools/names.js';
 import type { JournalOptions, JournalStore, ReplayVerdict } from './journal-types.js';
-import { durableCallsMiddleware, openJournal } from './replay.js';
+import { durableCallsMiddleware, openJournal } from './journal-open.js';
 
 /** The run to execute. */
 export interface DurableRunSpec {

@@ -21,10 +21,10 @@
  * runs ({@link durableCallsMiddleware}) and `ok`/`error` with its result when it settles, before the
  * program sees the result.
  */
-import { IsocodeError, type ErrorCode, thrownText } from '../errors.js';
-import type { ExecuteMiddleware, ToolResult } from '../executor/types.js';
+import { type ErrorCode, thrownText } from '../errors.js';
+import type { ToolResult } from '../executor/types.js';
 import type { JsonValue } from '../json.js';
-import { durableSeamOf, markReplayed, type DurableSeam } from '../run-code/durable-seam.js';
+import { markReplayed, type DurableSeam } from '../run-code/durable-seam.js';
 import type { CallTrace, DurableTape } from '../sandbox/types.js';
 import { CallKeys } from './call-key.js';
 import type {
@@ -413,57 +413,3 @@ function preview(args: unknown): string {
   const text = JSON.stringify(args) ?? '';
   return text.length > 120 ? `${cutText(text, 120)}…` : text;
 }
-
-/** Loads what run `runId` recorded and returns the journal of its next life. */
-export async function openJournal(
-  store: JournalStore,
-  runId: string,
-  options: JournalOptions = {},
-): Promise<RunJournal> {
-  const [calls, values] = await Promise.all([store.listCalls(runId), store.listValues(runId)]);
-  // What the journal cannot trust: a damaged call (did it take effect?), a damaged recorded value
-  // or a gap among them (a replay would hand the program other values than its first life saw).
-  const unreadable = [
-    ...calls.flatMap((c) =>
-      c.damaged === undefined ? [] : [`call ${cutText(c.key, 64)}: ${c.damaged.join(', ')}`],
-    ),
-    ...values.flatMap((v, i) =>
-      v.damaged !== undefined
-        ? [`recorded value ${v.seq}: ${v.damaged.join(', ')}`]
-        : v.seq !== i + 1
-          ? [`recorded value ${i + 1}: missing`]
-          : [],
-    ),
-  ];
-  if (unreadable.length > 0)
-    throw new IsocodeError(
-      'STORE_CORRUPT',
-      `the stored journal of this run cannot be read (${unreadable.slice(0, 5).join('; ')}); it was failed rather than run again`,
-    );
-  const tape = {
-    clock: values.filter((v) => v.kind === 'date').map((v) => v.value),
-    random: values.filter((v) => v.kind === 'random').map((v) => v.value),
-  };
-  return new RunJournal(store, runId, { calls, tape }, options);
-}
-
-/**
- * The execute middleware of durable runs (install once per runtime): just before the body of a
- * durable run's nested call runs, its journal records it `started`, and the body waits for that
- * write. Other calls pass straight through.
- */
-export const durableCallsMiddleware: ExecuteMiddleware = async (ctx, next) => {
-  const parent = ctx.call.parentId;
-  const seam = parent === undefined ? undefined : durableSeamOf(parent);
-  if (seam?.bodyStarts === undefined) return next();
-  try {
-    await seam.bodyStarts(ctx.call.id);
-  } catch {
-    return {
-      ok: false,
-      code: 'INTERNAL_ERROR',
-      message: 'the durable run could not journal this call; it was not run',
-    };
-  }
-  return next();
-};
