@@ -13,11 +13,17 @@
  *   that is not JSON, an SSE stream that ends without it and without an event id to resume from —
  *   gets an error response that says so, at once, instead of waiting out its time limit.
  *
- * Anything else (a redirect, an error status, another content type, a GET's stream) passes as it is.
+ * A JSON body is read up to 10 MiB (the limit of one stdio message): past it, the calls it answers
+ * fail with that reason and the rest is not read; an SSE event past it ends the stream (and the
+ * connection). Anything else (a redirect, an error status, another content type) passes as it is.
  */
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { EventSourceParserStream, type EventSourceMessage } from 'eventsource-parser/stream';
+import { MAX_MESSAGE_BYTES, MessageTooLargeError } from '../jsonrpc/line-buffer.js';
 import { malformedResponse, readValue } from '../jsonrpc/read-message.js';
+import { readBounded } from './openapi-http.js';
+
+const TOO_LARGE = new MessageTooLargeError(MAX_MESSAGE_BYTES);
 
 /** `fetch` reading an upstream's answers as above. */
 export function readableAnswersFetch(base: typeof fetch = fetch): typeof fetch {
@@ -25,10 +31,19 @@ export function readableAnswersFetch(base: typeof fetch = fetch): typeof fetch {
     const response = await base(input, init);
     if (!response.ok || response.body === null) return response;
     const type = (response.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
-    if (type === 'application/json')
-      return withBody(response, readJsonBody(await response.text(), requestIds(init?.body)));
+    const ids = requestIds(init?.body);
+    if (type === 'application/json') {
+      // One message is at most what a stdio message may be; the body is read no further.
+      const { bytes, truncated } = await readBounded(response, MAX_MESSAGE_BYTES);
+      return withBody(
+        response,
+        truncated
+          ? JSON.stringify(unanswered(ids, `the answer is over ${TOO_LARGE.limit}`))
+          : readJsonBody(bytes.toString('utf8'), ids),
+      );
+    }
     if (type !== 'text/event-stream') return response;
-    return withBody(response, readEventStream(response.body, requestIds(init?.body)));
+    return withBody(response, readEventStream(response.body, ids));
   };
 }
 
@@ -93,6 +108,7 @@ function readEventStream(
   let resumable = false;
   return body
     .pipeThrough(new TextDecoderStream())
+    .pipeThrough(boundEvents(MAX_MESSAGE_BYTES))
     .pipeThrough(new EventSourceParserStream({ onRetry: (ms) => out?.enqueue(`retry: ${ms}\n\n`) }))
     .pipeThrough(
       new TransformStream<EventSourceMessage, string>({
@@ -115,6 +131,31 @@ function readEventStream(
     )
     .pipeThrough(new TextEncoderStream());
 }
+
+/**
+ * Errors the stream (the transport then drops the connection) when one event grows past `max`
+ * characters: the SSE parser holds an event whole until its blank line.
+ */
+function boundEvents(max: number): TransformStream<string, string> {
+  let size = 0;
+  let tail = '';
+  return new TransformStream<string, string>({
+    transform(chunk, out) {
+      const text = tail + chunk;
+      let end = -1;
+      for (const boundary of EVENT_ENDS) {
+        const at = text.lastIndexOf(boundary);
+        if (at >= 0) end = Math.max(end, at + boundary.length);
+      }
+      size = end < 0 ? size + chunk.length : text.length - end;
+      if (size > max) throw TOO_LARGE;
+      tail = text.slice(-2);
+      out.enqueue(chunk);
+    },
+  });
+}
+/** The blank lines that end an SSE event, whatever the line endings. */
+const EVENT_ENDS = ['\n\n', '\r\r', '\n\r\n'];
 
 /** One SSE event as text again, its `message` data read (or `message` in its place). */
 function eventText(

@@ -56,6 +56,22 @@ function callAnswer(name: string, id: unknown): Answer {
       return { sse: ': nothing to say\n\n' };
     case 'sse_truncated_then_end':
       return { sse: 'data: {"jsonrpc":"2.0","id":\n\n' };
+    case 'json_huge':
+      return {
+        json: {
+          jsonrpc: '2.0',
+          id,
+          result: { content: [{ type: 'text', text: 'h'.repeat(11 * 1024 * 1024) }] },
+        },
+      };
+    case 'sse_huge':
+      return {
+        sse: event({
+          jsonrpc: '2.0',
+          id,
+          result: { content: [{ type: 'text', text: 'h'.repeat(11 * 1024 * 1024) }] },
+        }),
+      };
     case 'sse_error_minus_32000':
       return {
         sse: event({ jsonrpc: '2.0', id, error: { code: -32000, message: 'upstream says no' } }),
@@ -79,6 +95,8 @@ const TOOLS = [
   'sse_nothing_then_end',
   'sse_truncated_then_end',
   'sse_error_minus_32000',
+  'json_huge',
+  'sse_huge',
 ];
 
 async function bodyOf(req: IncomingMessage): Promise<string> {
@@ -190,4 +208,20 @@ describe('HTTP answers the SDK would refuse reach their call', () => {
     expect(await call('fine')).toMatchObject({ text: 'ok fine' });
     expect(source.status().reconnects).toBe(0);
   });
+
+  it('a JSON body over 10 MiB fails its call, saying so, and is read no further; the connection stays', async () => {
+    const error = await rejection(call('json_huge'));
+    expect(isIsocodeError(error) && error.code).toBe('UPSTREAM_ERROR');
+    expect((error as Error).message).toBe(
+      'MCP server "odd" answered the call of "json_huge" with a response that is not valid JSON-RPC: the answer is over 10 MiB',
+    );
+    expect(await call('fine')).toMatchObject({ text: 'ok fine' });
+  });
+
+  it('an SSE event over 10 MiB ends the connection; the next call reconnects', async () => {
+    const error = await rejection(call('sse_huge'));
+    expect(isIsocodeError(error) && error.code).toBe('UPSTREAM_UNAVAILABLE');
+    expect((error as Error).message).toContain('a message over 10 MiB');
+    expect(await call('fine')).toMatchObject({ text: 'ok fine' });
+  }, 60_000);
 });
