@@ -38,7 +38,13 @@ export interface LineBufferOptions {
 
 /** The SDK `ReadBuffer`'s interface (`append`, `readMessage`, `clear`), reading as described above. */
 export class LineBuffer {
+  /** Complete lines, then the start of the next one (from the last chunk that ended a line). */
   #buffer: Buffer | undefined;
+  /**
+   * The chunks of a line still being received, none holding a line feed: joined once, when the line
+   * ends (joining at every chunk copied a long line over and over).
+   */
+  #parts: Buffer[] = [];
   /** Bytes held after the last line feed: the line still being received. */
   #tail = 0;
   readonly #max: number;
@@ -61,7 +67,13 @@ export class LineBuffer {
     const tail = line + chunk.length - from;
     if (tail > this.#max) this.#tooLarge();
     this.#tail = tail;
-    this.#buffer = this.#buffer === undefined ? chunk : Buffer.concat([this.#buffer, chunk]);
+    if (from === 0) {
+      this.#parts.push(chunk);
+      return;
+    }
+    const pieces = this.#buffer === undefined ? this.#parts : [this.#buffer, ...this.#parts];
+    this.#buffer = pieces.length === 0 ? chunk : Buffer.concat([...pieces, chunk]);
+    this.#parts = [];
   }
 
   #tooLarge(): never {
@@ -87,6 +99,7 @@ export class LineBuffer {
 
   clear(): void {
     this.#buffer = undefined;
+    this.#parts = [];
     this.#tail = 0;
   }
 }
