@@ -11,7 +11,15 @@ import { IsocodeError } from '../index.js';
 import type { JsonValue } from '../index.js';
 import { jsonTooDeep } from '../json.js';
 import type { OperationSpec, ParameterSpec } from './openapi-operations.js';
-import { HttpFailure, excerptOf, isJsonMediaType, readBounded, send } from './openapi-http.js';
+import {
+  HttpFailure,
+  excerptOf,
+  isJsonMediaType,
+  readBody,
+  secretsOf,
+  send,
+  statusOf,
+} from './openapi-http.js';
 import type { HttpRequest } from './openapi-http.js';
 
 type Rec = Record<string, unknown>;
@@ -137,10 +145,17 @@ async function valueOf(
   op: OperationSpec,
   response: Response,
   settings: CallSettings,
+  signal: AbortSignal,
   where: string,
   details: Rec,
 ): Promise<JsonValue> {
-  const { bytes, truncated } = await readBounded(response, settings.maxResponseBytes);
+  const { bytes, truncated } = await readBody(
+    response,
+    settings.maxResponseBytes,
+    signal,
+    where,
+    details,
+  );
   if (truncated)
     throw new IsocodeError(
       'LIMIT_EXCEEDED',
@@ -151,7 +166,8 @@ async function valueOf(
     );
   if (bytes.length === 0 || response.status === 204) return null;
   const type = response.headers.get('content-type');
-  const text = bytes.toString('utf8');
+  // A byte-order mark is not part of the text (JSON.parse refuses it).
+  const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
   if (isJsonMediaType(type) || (type === null && !op.acceptsText)) {
     if (jsonTooDeep(text))
       throw new IsocodeError('UPSTREAM_ERROR', `${where}: the response JSON nests too deeply`, {
@@ -162,7 +178,7 @@ async function valueOf(
     } catch (error) {
       throw new IsocodeError(
         'UPSTREAM_ERROR',
-        `${where}: the response is not valid JSON (${error instanceof Error ? error.message : 'parse error'}): ${excerptOf(bytes, false)}`,
+        `${where}: the response is not valid JSON (${error instanceof Error ? error.message : 'parse error'}): ${excerptOf(bytes, false, secretsOf(settings.headers))}`,
         { details, cause: error },
       );
     }
@@ -170,7 +186,7 @@ async function valueOf(
   if (op.acceptsText && (type ?? '').toLowerCase().startsWith('text/')) return text;
   throw new IsocodeError(
     'UPSTREAM_ERROR',
-    `${where}: expected a JSON response, got content type ${JSON.stringify(type ?? 'none')}: ${excerptOf(bytes, false)}`,
+    `${where}: expected a JSON response, got content type ${JSON.stringify(type ?? 'none')}: ${excerptOf(bytes, false, secretsOf(settings.headers))}`,
     {
       details: { ...details, contentType: type },
     },
@@ -196,10 +212,10 @@ export async function callOperation(
     throw new IsocodeError(code, `${where}: ${error.message}`, { details, cause: error });
   }
   if (response.status >= 200 && response.status <= 299)
-    return valueOf(op, response, settings, where, details);
-  const { bytes, truncated } = await readBounded(response, ERROR_BODY_BYTES);
-  const excerpt = excerptOf(bytes, truncated);
-  const status = `${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
+    return valueOf(op, response, settings, signal, where, details);
+  const { bytes, truncated } = await readBody(response, ERROR_BODY_BYTES, signal, where, details);
+  const excerpt = excerptOf(bytes, truncated, secretsOf(settings.headers));
+  const status = statusOf(response);
   const message = `${where} answered HTTP ${status}${excerpt === '' ? '' : `: ${excerpt}`}`;
   const errDetails = { ...details, httpStatus: response.status, body: excerpt };
   if (response.status >= 400 && response.status <= 499) throw toolError(message, errDetails);

@@ -6,6 +6,7 @@
 import { thrownText } from '../errors.js';
 import { IsocodeError } from '../index.js';
 import { cutText } from '../text/clip.js';
+import { visible } from '../text/visible.js';
 
 /** Redirects followed per request (same origin only). */
 const MAX_REDIRECTS = 5;
@@ -65,7 +66,7 @@ export async function send(request: HttpRequest, signal: AbortSignal): Promise<R
         `${method} ${url.pathname} was redirected to another origin (${next?.origin ?? 'an invalid URL'}); redirects are followed only within ${url.origin}`,
         'redirect',
       );
-    if (hop + 1 >= MAX_REDIRECTS)
+    if (hop >= MAX_REDIRECTS)
       throw new HttpFailure(
         `${method} ${url.pathname}: more than ${MAX_REDIRECTS} redirects`,
         'redirect',
@@ -124,12 +125,72 @@ export async function readBounded(response: Response, maxBytes: number): Promise
 /** Most characters of a remote body quoted in an error message. */
 export const EXCERPT_CHARS = 500;
 
-/** The start of a body as text, for messages: at most {@link EXCERPT_CHARS} characters, on one line. */
-export function excerptOf(bytes: Buffer, truncated: boolean): string {
-  const text = bytes.toString('utf8').replace(/\s+/g, ' ').trim();
+/**
+ * The start of a body as text, for messages: at most {@link EXCERPT_CHARS} characters, on one line,
+ * control and bidi characters shown as escapes (a model or a human reads it: decision 028).
+ */
+export function excerptOf(
+  bytes: Buffer,
+  truncated: boolean,
+  secrets: readonly string[] = [],
+): string {
+  let text = bytes.toString('utf8').replace(/\s+/g, ' ').trim();
+  for (const secret of secrets) text = text.split(secret).join('[redacted]');
   return text.length > EXCERPT_CHARS || truncated
-    ? `${cutText(text, EXCERPT_CHARS)}… (truncated)`
-    : text;
+    ? `${visible(cutText(text, EXCERPT_CHARS))}… (truncated)`
+    : visible(text);
+}
+
+/**
+ * What of the configured header values an excerpt must not quote (an upstream may echo a token):
+ * each value of 8 characters or more, and its credential after a scheme ("Bearer <token>").
+ */
+export function secretsOf(headers: Readonly<Record<string, string>>): string[] {
+  const secrets = new Set<string>();
+  for (const value of Object.values(headers)) {
+    const folded = value.replace(/\s+/g, ' ').trim();
+    if (folded.length >= 8) secrets.add(folded);
+    const credential = folded.slice(folded.indexOf(' ') + 1);
+    if (credential !== folded && credential.length >= 8) secrets.add(credential);
+  }
+  // The longest first: a value is redacted whole before its credential part.
+  return [...secrets].sort((a, b) => b.length - a.length);
+}
+
+/** Most characters of a remote HTTP reason phrase quoted in a message. */
+const REASON_CHARS = 100;
+
+/** An answer's status and reason phrase, for messages (the phrase bounded and shown visibly). */
+export function statusOf(response: Response): string {
+  const reason = response.statusText.replace(/\s+/g, ' ').trim();
+  if (reason === '') return String(response.status);
+  const cut = reason.length > REASON_CHARS ? `${cutText(reason, REASON_CHARS)}…` : reason;
+  return `${response.status} ${visible(cut)}`;
+}
+
+/**
+ * Reads a body as {@link readBounded} does; a connection that fails while the body is read (a reset,
+ * broken chunking or compression, a body shorter than declared) is UPSTREAM_UNAVAILABLE saying where,
+ * not the fetch library's bare "terminated". The signal's reason when aborted.
+ */
+export async function readBody(
+  response: Response,
+  maxBytes: number,
+  signal: AbortSignal,
+  where: string,
+  details: Record<string, unknown>,
+): Promise<BoundedBody> {
+  try {
+    return await readBounded(response, maxBytes);
+  } catch (error) {
+    if (signal.aborted) throw signal.reason;
+    const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+    throw new IsocodeError(
+      'UPSTREAM_UNAVAILABLE',
+      `${where}: the connection failed while the answer was read (HTTP ${statusOf(response)}): ${visible(thrownText(cause))}`,
+      { details: { ...details, httpStatus: response.status }, cause: error },
+    );
+  }
 }
 
 /** True for `application/json` and `*\/*+json` media types. */

@@ -6,6 +6,8 @@
  * Every failure is INVALID_CONFIG.
  */
 import { thrownText } from '../errors.js';
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { FileInfo, ParserOptions } from '@apidevtools/json-schema-ref-parser';
@@ -31,6 +33,14 @@ export interface LoadSpecOptions {
   maxBytes: number;
   /** Time for reading and resolving everything, in milliseconds. */
   timeoutMs: number;
+}
+
+/** Rejects with the signal's reason once it aborts (never settles otherwise). */
+function aborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason as Error);
+    else signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
+  });
 }
 
 /** The location of a spec: an `http(s):` URL, a `file:` URL, or a path (relative to the working directory). */
@@ -87,12 +97,9 @@ function refParserOptions(
       external: true,
       file: fromFile && {
         // A file document may refer to files and URLs; a fetched one only to its own origin.
-        read: recorded(async (file: FileInfo) => {
-          const { FileResolver } = await import('@apidevtools/json-schema-ref-parser');
-          const read = FileResolver.read as (file: FileInfo) => Promise<Buffer>;
-          const data = await read(file);
-          return checkedText(data, file.url, options.maxBytes);
-        }),
+        read: recorded(async (file: FileInfo) =>
+          checkedText(await readFileBounded(file, options.maxBytes), file.url, options.maxBytes),
+        ),
       },
       http: {
         safeUrlResolver: false,
@@ -108,6 +115,40 @@ function refParserOptions(
     },
     timeoutMs: options.timeoutMs,
   };
+}
+
+/**
+ * A document file, read only when it is a regular file within the limit: a `$ref` to `/dev/zero`
+ * grew the process without a bound, and one to a FIFO never returned. A path this reading cannot
+ * open (the library decodes file URLs its own way) is left to the library's reader.
+ */
+async function readFileBounded(file: FileInfo, maxBytes: number): Promise<Buffer> {
+  let path: string | undefined;
+  try {
+    path = file.url.startsWith('file:') ? fileURLToPath(file.url) : decodeURI(file.url);
+  } catch {
+    path = undefined;
+  }
+  const handle =
+    path === undefined
+      ? undefined
+      : await open(path, constants.O_RDONLY | constants.O_NONBLOCK).catch(() => undefined);
+  if (path === undefined || handle === undefined) {
+    const { FileResolver } = await import('@apidevtools/json-schema-ref-parser');
+    return (FileResolver.read as (file: FileInfo) => Promise<Buffer>)(file);
+  }
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) throw fail(path, 'is not a regular file');
+    if (stat.size > maxBytes) throw fail(path, `larger than ${maxBytes} bytes`);
+    // One byte more than its size: a file that grew since is refused, not read on.
+    const buffer = Buffer.alloc(stat.size + 1);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    if (bytesRead > maxBytes) throw fail(path, `larger than ${maxBytes} bytes`);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
 }
 
 function messageOf(error: unknown): string {
@@ -146,7 +187,11 @@ export async function loadSpec(spec: string, options: LoadSpecOptions): Promise<
             ),
           );
     const opts = refParserOptions(location, options, controller.signal, failures);
-    bundled = await (root === undefined ? bundle(where, opts) : bundle(where, root, opts));
+    // The time limit holds even for a reader that never returns.
+    bundled = await Promise.race([
+      root === undefined ? bundle(where, opts) : bundle(where, root, opts),
+      aborted(controller.signal),
+    ]);
   } catch (error) {
     const reason: unknown = controller.signal.aborted
       ? controller.signal.reason

@@ -214,6 +214,8 @@ function operationOf(
   const params = [...byKey.values()].filter(
     (p) => !(p.in === 'header' && IGNORED_HEADERS.has(String(p.name).toLowerCase())),
   );
+  // A "?" or "#" would move the rest of the path into the query or the fragment.
+  if (/[?#]/.test(path)) return { skip: 'its path has a "?" or "#" in it' };
   for (const variable of path.matchAll(/\{([^}]*)\}/g))
     if (!params.some((p) => p.in === 'path' && p.name === variable[1]))
       return { skip: `path variable {${variable[1] ?? ''}} has no path parameter` };

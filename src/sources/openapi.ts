@@ -81,9 +81,27 @@ function baseUrlOf(spec: LoadedSpec, given: string | undefined): URL {
   const resolved = URL.canParse(url, spec.location.href) ? new URL(url, spec.location) : undefined;
   if (resolved === undefined || !/^https?:$/.test(resolved.protocol))
     throw invalid(`base URL ${JSON.stringify(url)} is not an http: or https: URL`);
+  // Requests never carried them, and the status would show them: credentials go in "headers".
+  if (resolved.username !== '' || resolved.password !== '')
+    throw invalid(
+      `base URL ${resolved.origin}${resolved.pathname} has credentials in it: give them in "headers" (an Authorization header)`,
+    );
   resolved.search = '';
   resolved.hash = '';
   return resolved;
+}
+
+/** Configured headers that HTTP can send, refused at load without quoting a value (it may be a secret). */
+function checkHeaders(headers: Record<string, string>): void {
+  for (const [header, value] of Object.entries(headers)) {
+    try {
+      new Headers().set(header, value);
+    } catch {
+      throw invalid(
+        `header ${JSON.stringify(header)}: its name or value cannot be sent over HTTP (a line break or another character HTTP refuses)`,
+      );
+    }
+  }
 }
 
 function argsOf(args: unknown, local: string): Record<string, unknown> {
@@ -113,6 +131,7 @@ export async function openApiTools(options: OpenApiToolsOptions): Promise<OpenAp
     timeoutMs: options.loadTimeoutMs ?? 30_000,
   });
   const baseUrl = baseUrlOf(spec, options.baseUrl);
+  checkHeaders(options.headers ?? {});
   const { operations: all, skipped } = operationsOf(spec.document, spec.v30);
   const wanted = options.operations === undefined ? undefined : new Set(options.operations);
   if (wanted) {

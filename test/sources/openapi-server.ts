@@ -22,7 +22,12 @@ export type Mode =
   | 'html'
   | 'boom'
   | 'redirect-away'
-  | 'redirect-home';
+  | 'redirect-home'
+  | 'reset-mid'
+  | 'control-text'
+  | 'echo-token'
+  | 'bom'
+  | 'redirect-5';
 
 export interface SeenRequest {
   method: string;
@@ -119,6 +124,28 @@ export async function startPetServer(): Promise<PetServer> {
     } else if (mode === 'boom') {
       res.writeHead(500, { 'content-type': 'text/plain' });
       res.end(`Internal failure ${'!'.repeat(20_000)}`);
+    } else if (mode === 'reset-mid') {
+      // A 503 whose body breaks off: the connection is reset mid-body.
+      res.writeHead(503, { 'content-type': 'text/plain', 'content-length': 1000 });
+      res.write('Service Unavailable: partial');
+      setTimeout(() => res.socket?.destroy(), 20);
+    } else if (mode === 'control-text') {
+      // Terminal escapes, bidi overrides and a long reason phrase, as a hostile service sends them.
+      res.writeHead(502, `Bad ${'Gateway '.repeat(400)}`, { 'content-type': 'text/plain' });
+      res.end('fail \u001b[2J\u001b[31mred\u202Eevil\u0007 end');
+    } else if (mode === 'echo-token') {
+      res.writeHead(403, { 'content-type': 'text/plain' });
+      res.end(`token ${String(req.headers.authorization)} is not allowed here`);
+    } else if (mode === 'bom') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(`\uFEFF${JSON.stringify(pets.slice(0, 1))}`);
+    } else if (mode === 'redirect-5') {
+      // Five redirects, then the answer: "at most five" are followed.
+      const hop = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('hop') ?? 0);
+      if (hop < 5) {
+        res.writeHead(302, { location: `/v1/pets?hop=${hop + 1}` });
+        res.end();
+      } else json(res, 200, pets.slice(0, 1));
     } else if (mode === 'redirect-away') {
       res.writeHead(302, { location: 'http://attacker.invalid/steal' });
       res.end();

@@ -3,6 +3,7 @@
  * client's refusals (timeout, oversized body, 5xx, invalid JSON, wrong content type, a redirect to
  * another origin), and a bad document or config as INVALID_CONFIG.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -423,6 +424,68 @@ describe('openApiTools: a hostile or broken remote', () => {
     }
   });
 
+  it('a body that breaks off is UPSTREAM_UNAVAILABLE naming the operation and the status, not a bare "terminated"', async () => {
+    const { rt } = await petRuntime();
+    server.mode = 'reset-mid';
+    try {
+      const e = failed(await rt.execute({ name: 'pets.listPets', args: {} }));
+      expect(e.code).toBe('UPSTREAM_UNAVAILABLE');
+      expect(e.message).toMatch(
+        /^pets\.listPets \(GET \/pets\): the connection failed while the answer was read \(HTTP 503 Service Unavailable\): /,
+      );
+      expect(e.details).toMatchObject({ source: 'pets', operation: 'listPets', httpStatus: 503 });
+      server.mode = 'normal';
+      expect((await rt.execute({ name: 'pets.listPets', args: { limit: 1 } })).ok).toBe(true);
+    } finally {
+      server.mode = 'normal';
+      await rt.close();
+    }
+  });
+
+  it('what the service writes is shown with its control and bidi characters escaped, its reason phrase bounded, configured secrets redacted', async () => {
+    const { rt } = await petRuntime();
+    try {
+      server.mode = 'control-text';
+      const e = failed(await rt.execute({ name: 'pets.listPets', args: {} }));
+      expect(e.code).toBe('UPSTREAM_ERROR');
+      // eslint-disable-next-line no-control-regex
+      expect(/[\u0000-\u0008\u000b-\u001f\u007f\u202e]/u.test(e.message)).toBe(false);
+      expect(e.message).toContain('\\u001B[2J');
+      expect(e.message).toContain('\\u202E');
+      expect(e.message).toMatch(/answered HTTP 502 Bad (Gateway ?){10,}…: fail /);
+      expect(e.message.length).toBeLessThan(400);
+      expect(String(e.details?.body)).not.toContain('\u001b');
+
+      server.mode = 'echo-token';
+      const echoed = failed(await rt.execute({ name: 'pets.listPets', args: {} }));
+      expect(echoed.code).toBe('TOOL_ERROR');
+      expect(echoed.message).toContain('token [redacted] is not allowed here');
+      expect(JSON.stringify(echoed)).not.toContain(TOKEN);
+    } finally {
+      server.mode = 'normal';
+      await rt.close();
+    }
+  });
+
+  it('a JSON body after a byte-order mark is read; five redirects within the origin are followed', async () => {
+    const { rt } = await petRuntime();
+    try {
+      server.mode = 'bom';
+      const bom = await rt.execute({ name: 'pets.listPets', args: {} });
+      expect(bom.ok && bom.value).toEqual([
+        { id: 1, name: 'Rex', tag: 'dog', status: 'available' },
+      ]);
+      server.mode = 'redirect-5';
+      const five = await rt.execute({ name: 'pets.listPets', args: {} });
+      expect(five.ok && five.value).toEqual([
+        { id: 1, name: 'Rex', tag: 'dog', status: 'available' },
+      ]);
+    } finally {
+      server.mode = 'normal';
+      await rt.close();
+    }
+  });
+
   it('a wrong token is a 401 TOOL_ERROR; an unreachable service is UPSTREAM_UNAVAILABLE', async () => {
     const spec = join(FIXTURES, 'petstore.json');
     const noAuth = await openApiTools({ name: 'pets', spec, baseUrl: `${server.origin}/v1` });
@@ -476,6 +539,26 @@ describe('openApiTools: a bad document or config is INVALID_CONFIG', () => {
       /Nope/,
     ],
     ['a URL that answers 404', () => `${server.origin}/missing.json`, /HTTP 404/],
+    [
+      'a $ref to a device that never ends (read without a bound before)',
+      () =>
+        write(
+          'zero.json',
+          '{"openapi":"3.1.0","paths":{"/a":{"get":{"responses":{"200":{"$ref":"/dev/zero#/x"}}}}}}',
+        ),
+      /OpenAPI document \/dev\/zero: is not a regular file/,
+    ],
+    [
+      'a $ref to a FIFO nobody writes (never returned before)',
+      () => {
+        execFileSync('mkfifo', [join(dir, 'pipe')]);
+        return write(
+          'fifo.json',
+          '{"openapi":"3.1.0","paths":{"/a":{"get":{"responses":{"200":{"$ref":"./pipe#/x"}}}}}}',
+        );
+      },
+      /pipe: is not a regular file/,
+    ],
   ];
   for (const [what, spec, message] of cases) {
     it(`${what}`, async () => {
@@ -484,6 +567,45 @@ describe('openApiTools: a bad document or config is INVALID_CONFIG', () => {
       expect((e as Error).message).toMatch(message);
     });
   }
+
+  it('headers HTTP cannot send and a base URL with credentials are refused at load, the secret not quoted', async () => {
+    const spec = join(FIXTURES, 'petstore.json');
+    const header = await rejection(
+      openApiTools({
+        name: 'pets',
+        spec,
+        baseUrl: `${server.origin}/v1`,
+        headers: { Authorization: 'Bearer SUPER\nSECRET' },
+      }),
+    );
+    expect(isIsocodeError(header) && header.code).toBe('INVALID_CONFIG');
+    expect((header as Error).message).toContain('header "Authorization"');
+    expect((header as Error).message).not.toContain('SECRET');
+    const userinfo = await rejection(
+      openApiTools({ name: 'pets', spec, baseUrl: 'http://user:p%40ss-SECRET@127.0.0.1:9/v1' }),
+    );
+    expect(isIsocodeError(userinfo) && userinfo.code).toBe('INVALID_CONFIG');
+    expect((userinfo as Error).message).toMatch(/has credentials in it/);
+    expect((userinfo as Error).message).not.toContain('SECRET');
+  });
+
+  it('an operation whose path holds "?" or "#" is left out with why', async () => {
+    const file = write(
+      'hash.json',
+      JSON.stringify({
+        openapi: '3.1.0',
+        paths: {
+          '/m/ok#': { get: { operationId: 'hashed', responses: { 200: { description: 'ok' } } } },
+          '/m/fine': { get: { operationId: 'fine', responses: { 200: { description: 'ok' } } } },
+        },
+      }),
+    );
+    const source = await openApiTools({ name: 'h', spec: file, baseUrl: server.origin });
+    expect(source.tools.map((t) => t.name)).toEqual(['h.fine']);
+    expect(source.status().skippedOperations).toEqual([
+      { operation: 'GET /m/ok#', reason: 'its path has a "?" or "#" in it' },
+    ]);
+  });
 
   it('a config entry: a relative spec resolves against the config, a URL stays; names are unique across kinds', () => {
     const c = parseConfig(
