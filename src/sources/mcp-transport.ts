@@ -2,7 +2,7 @@
  * The transport of one session with an upstream MCP server, as its options name it: a stdio child,
  * Streamable HTTP, or the caller's own. The stdio and HTTP ones read every answer by isocode's rule
  * (decision 005): a response the SDK's schema refuses still reaches its call, and a request the
- * server spelled wrong is answered.
+ * server spelled wrong (with a usable id) is answered.
  */
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -38,9 +38,17 @@ export function createUpstreamTransport(
     ...(server.cwd !== undefined ? { cwd: server.cwd } : {}),
     stderr: mode === 'capture' ? 'pipe' : mode,
   });
+  // Only a request the server spelled wrong is answered (it waits for one). A line that names no
+  // request is left unanswered: servers print stray lines to stdout, and an answer to each could
+  // trouble a server that does not expect one.
+  const answer = answerUnreadable((message) => transport.send(message));
   useLineBuffer(
     transport,
-    new LineBuffer({ onUnreadable: answerUnreadable((message) => transport.send(message)) }),
+    new LineBuffer({
+      onUnreadable: (line) => {
+        if (line.id !== undefined) answer(line);
+      },
+    }),
   );
   transport.stderr?.on('data', (chunk: Buffer | string) => onStderr(chunk.toString()));
   return transport;

@@ -50,6 +50,13 @@ describe('answers the SDK would drop reach their call', () => {
     expect(await call('fine')).toMatchObject({ text: 'ok fine' });
   });
 
+  it('a request the server spelled wrong is answered -32600; a stray line is not answered', async () => {
+    const answer = JSON.parse(((await call('ask_badly')) as { text: string }).text) as unknown;
+    expect(answer).toMatchObject({ jsonrpc: '2.0', id: 's1', error: { code: -32600 } });
+    // The stray_line case above wrote a line that is not JSON: nothing was sent back for it.
+    expect(await call('unasked')).toMatchObject({ text: '0' });
+  });
+
   it("an upstream's own -32000 error is its answer, not a closed connection", async () => {
     const pid = source.status().pid;
     const error = await rejection(call('server_error'));
